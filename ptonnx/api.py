@@ -1,0 +1,127 @@
+"""The public entry points: compile, compile_function, export, CompiledModel."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+
+from ptonnx.errors import RuntimeMismatchError
+from ptonnx.ir import Graph
+from ptonnx.lifting import lift
+from ptonnx.lowering import check_lowerable, lower
+from ptonnx.passes import PassManager, Report
+
+
+class CompiledModel:
+    """An ONNX model compiled from a PyTensor graph, runnable through onnxruntime."""
+
+    def __init__(self, model: onnx.ModelProto, ir: Graph, report: Report, session_options=None):
+        self.model = model
+        self.ir = ir
+        self.report = report
+        self._session_options = session_options
+        self._session = None
+
+    @property
+    def input_names(self) -> list[str]:
+        return [i.name for i in self.model.graph.input]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [o.name for o in self.model.graph.output]
+
+    @property
+    def session(self):
+        """The onnxruntime InferenceSession (CPU), created on first use."""
+        if self._session is None:
+            import onnxruntime as ort
+
+            self._session = ort.InferenceSession(
+                self.model.SerializeToString(), sess_options=self._session_options, providers=["CPUExecutionProvider"]
+            )
+        return self._session
+
+    def __call__(self, *arrays) -> list[np.ndarray]:
+        """Run in onnxruntime; returns one numpy array per output."""
+        inputs = self.ir.inputs
+        if len(arrays) != len(inputs):
+            raise RuntimeMismatchError(f"the model takes {len(inputs)} inputs ({', '.join(self.input_names)}), got {len(arrays)}")
+        feed = {}
+        for name, value, array in zip(self.input_names, inputs, arrays):
+            arr = np.asarray(array)
+            if arr.dtype.name != value.dtype:
+                cast = arr.astype(value.dtype)
+                if not np.array_equal(cast, arr, equal_nan=arr.dtype.kind == "f"):
+                    raise RuntimeMismatchError(f"input {name} is {value.dtype}; the {arr.dtype} array given does not convert exactly")
+                arr = cast
+            if arr.ndim != value.type.ndim:
+                raise RuntimeMismatchError(f"input {name} has {value.type.ndim} dims ({value.type}); got shape {arr.shape}")
+            feed[name] = arr
+        return self.session.run(None, feed)
+
+    def save(self, path: str | os.PathLike) -> str:
+        onnx.save_model(self.model, os.fspath(path))
+        return os.fspath(path)
+
+    def __repr__(self) -> str:
+        return f"CompiledModel({len(self.model.graph.node)} ONNX nodes, inputs={self.input_names}, outputs={self.output_names})"
+
+
+def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False, check: bool = True, name: str = "ptonnx", session_options=None) -> CompiledModel:
+    """Lift `fgraph` (a PyTensor FunctionGraph), run `passes`, lower to ONNX opset 18.
+
+    `passes=None` runs `ptonnx.DEFAULT_PASSES`. Whatever the list, the result is
+    a valid model or a `ptonnx.errors` exception saying what to add.
+    """
+    report = Report()
+    start = time.perf_counter()
+    graph = lift(fgraph, name)
+    report.stages["lift"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    PassManager(passes, verify_each=verify_each).run(graph, report)
+    report.stages["passes"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    check_lowerable(graph)
+    model = lower(graph, name=name)
+    report.stages["lower"] = time.perf_counter() - start
+    if check:
+        start = time.perf_counter()
+        onnx.checker.check_model(model, full_check=True)
+        report.stages["check"] = time.perf_counter() - start
+    return CompiledModel(model, graph, report, session_options)
+
+
+def function_graph(inputs, outputs):
+    """A FunctionGraph over clones of the user's variables (their graph is not touched)."""
+    from pytensor.graph.fg import FunctionGraph
+
+    outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+    return FunctionGraph(list(inputs), outputs, clone=True)
+
+
+def compile_function(inputs, outputs, passes: Sequence | None = None, **kwargs) -> CompiledModel:
+    """Compile the graph from PyTensor `inputs` to `outputs` as the user built it."""
+    return compile(function_graph(inputs, outputs), passes, **kwargs)
+
+
+def export(inputs_or_function, path, outputs=None, passes: Sequence | None = None, **kwargs) -> CompiledModel:
+    """Compile and write a `.onnx` file.
+
+    Accepts `export([x], path, outputs=[y])` or `export(f, path)` for a compiled
+    `pytensor.function` (its rewritten graph `f.maker.fgraph` is exported).
+    """
+    maker = getattr(inputs_or_function, "maker", None)
+    if maker is not None:
+        cm = compile(maker.fgraph, passes, **kwargs)
+    else:
+        if outputs is None:
+            raise TypeError("export(inputs, path, outputs=...) needs the outputs to export")
+        cm = compile_function(inputs_or_function, outputs, passes, **kwargs)
+    cm.save(path)
+    return cm

@@ -1,0 +1,47 @@
+"""`Builder`: create typed nodes at an insertion point (end, before or after a node)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ptonnx.errors import TypeRuleError
+from ptonnx.ir.core import Graph, Node, Value
+from ptonnx.ir.registry import infer_types
+
+
+class Builder:
+    """Adds nodes whose output types come from the op's type rule.
+
+    `Builder(g)` appends; `Builder(g, before=n)` inserts in front of `n`;
+    `Builder(g, after=n)` inserts after `n`, each new node after the last.
+    """
+
+    def __init__(self, graph: Graph, *, before: Node | None = None, after: Node | None = None):
+        self.graph = graph
+        self._before = before
+        self._after = after
+
+    def node(self, op: str, inputs, attrs: dict[str, Any] | None = None, *, names=None, out_types=None) -> Node:
+        inputs = list(inputs)
+        attrs = dict(attrs or {})
+        if out_types is None:
+            try:
+                out_types = infer_types(op, [v.type for v in inputs], attrs)
+            except TypeRuleError as exc:
+                shown = ", ".join(repr(v) for v in inputs)
+                raise TypeRuleError(f"{op}({shown}) {attrs or ''}: {exc}") from None
+        names = list(names) if names is not None else [None] * len(out_types)
+        outputs = [Value(t, n) for t, n in zip(out_types, names)]
+        node = Node(op, inputs, outputs, attrs)
+        if self._before is not None:
+            self.graph.insert_before(self._before, node)
+        elif self._after is not None:
+            self.graph.insert_after(self._after, node)
+            self._after = node
+        else:
+            self.graph.append(node)
+        return node
+
+    def op(self, op: str, *inputs: Value, name: str | None = None, **attrs) -> Value:
+        """One-output op; returns its output value."""
+        return self.node(op, inputs, attrs, names=[name]).output

@@ -1,0 +1,3 @@
+"""IR op definitions; importing this package registers every op."""
+
+from ptonnx.ir.ops import elementwise, shape  # noqa: F401

@@ -1,0 +1,156 @@
+"""Elementwise IR ops, declared as data: name, arity, dtypes, numpy semantics.
+
+Semantics follow PyTensor's Python implementations (which are NumPy's):
+`IntDiv` floors, `Mod` takes the divisor's sign, `RoundHalfAwayFromZero`
+is `floor(x + 0.5)` / `ceil(x - 0.5)` in the input dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ptonnx.ir.registry import OpSchema, register
+from ptonnx.ir.types import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    NUMERIC_DTYPES,
+    SIGNED_INT_DTYPES,
+    TensorType,
+    broadcast_shapes,
+    promote,
+)
+
+BOOL = frozenset({"bool"})
+LOGICAL = BOOL | INT_DTYPES
+SIGNED = SIGNED_INT_DTYPES | FLOAT_DTYPES
+POW = frozenset({"int32", "int64"}) | FLOAT_DTYPES
+
+
+def _round_half_away_from_zero(x):
+    return np.where(x > 0, np.floor(x + x.dtype.type(0.5)), np.ceil(x - x.dtype.type(0.5)))
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def elementwise_type_rule(input_vars: tuple[str, ...], out_var: str):
+    """Broadcast the input shapes; the dtype is the promoted `T` (or a fixed dtype)."""
+
+    def rule(types: Sequence[TensorType], attributes: Mapping[str, Any]) -> list[TensorType]:
+        shape = broadcast_shapes(*(t.shape for t in types))
+        if out_var in ALL_DTYPES:
+            return [TensorType(out_var, shape)]
+        var_types = [t.dtype for t, v in zip(types, input_vars) if v == out_var]
+        return [TensorType(promote(*var_types), shape)]
+
+    return rule
+
+
+def elementwise_semantics(fn: Callable, input_vars: tuple[str, ...], out_var: str):
+    """Apply `fn` after bringing each type variable's inputs to their promoted dtype."""
+
+    def semantics(*arrays):
+        groups: dict[str, list] = {}
+        for var, a in zip(input_vars, arrays):
+            groups.setdefault(var, []).append(a.dtype)
+        dtypes = {var: promote(*(d.name for d in ds)) if var not in ALL_DTYPES else var for var, ds in groups.items()}
+        cast = [np.asarray(a).astype(dtypes[var], copy=False) for var, a in zip(input_vars, arrays)]
+        with np.errstate(all="ignore"):
+            result = np.asarray(fn(*cast))
+        out_dtype = out_var if out_var in ALL_DTYPES else dtypes[out_var]
+        return result.astype(out_dtype, copy=False)
+
+    return semantics
+
+
+def declare(name: str, fn: Callable, inputs: tuple[str, ...], output: str, constraint: frozenset[str], doc: str = "", family: str = "elementwise"):
+    constraints = {var: constraint for var in set(inputs) | {output} if var not in ALL_DTYPES}
+    return register(
+        OpSchema(
+            name=name,
+            inputs=inputs,
+            outputs=(output,),
+            constraints=constraints,
+            type_rule=elementwise_type_rule(inputs, output),
+            semantics=elementwise_semantics(fn, inputs, output),
+            family=family,
+            doc=doc,
+        )
+    )
+
+
+UNARY = "T",
+BINARY = "T", "T"
+
+#: name -> (numpy function, input vars, output var, allowed dtypes of T, doc)
+ELEMENTWISE: dict[str, tuple] = {
+    "Add": (np.add, BINARY, "T", NUMERIC_DTYPES, "a + b"),
+    "Sub": (np.subtract, BINARY, "T", NUMERIC_DTYPES, "a - b"),
+    "Mul": (np.multiply, BINARY, "T", NUMERIC_DTYPES, "a * b"),
+    "Div": (np.true_divide, BINARY, "T", FLOAT_DTYPES, "a / b on floats"),
+    "IntDiv": (np.floor_divide, BINARY, "T", NUMERIC_DTYPES, "floor(a / b), NumPy's floor_divide (x // 0 == 0 for ints)"),
+    "Mod": (np.mod, BINARY, "T", NUMERIC_DTYPES, "a mod b with the sign of b (NumPy/Python), x % 0 == 0 for ints"),
+    "Pow": (np.power, BINARY, "T", POW, "a ** b"),
+    "Max": (np.maximum, BINARY, "T", NUMERIC_DTYPES, "elementwise maximum, NaN-propagating"),
+    "Min": (np.minimum, BINARY, "T", NUMERIC_DTYPES, "elementwise minimum, NaN-propagating"),
+    "Neg": (np.negative, UNARY, "T", SIGNED, "-a"),
+    "Abs": (np.abs, UNARY, "T", NUMERIC_DTYPES, "|a|"),
+    "Sign": (np.sign, UNARY, "T", NUMERIC_DTYPES, "-1, 0 or 1"),
+    "Reciprocal": (np.reciprocal, UNARY, "T", FLOAT_DTYPES, "1 / a"),
+    "Exp": (np.exp, UNARY, "T", FLOAT_DTYPES, "e ** a"),
+    "Log": (np.log, UNARY, "T", FLOAT_DTYPES, "natural log"),
+    "Sqrt": (np.sqrt, UNARY, "T", FLOAT_DTYPES, "square root"),
+    "Sin": (np.sin, UNARY, "T", FLOAT_DTYPES, "sine"),
+    "Cos": (np.cos, UNARY, "T", FLOAT_DTYPES, "cosine"),
+    "Tanh": (np.tanh, UNARY, "T", FLOAT_DTYPES, "hyperbolic tangent"),
+    "Sigmoid": (_sigmoid, UNARY, "T", FLOAT_DTYPES, "1 / (1 + exp(-a))"),
+    "Floor": (np.floor, UNARY, "T", FLOAT_DTYPES, "round down"),
+    "Ceil": (np.ceil, UNARY, "T", FLOAT_DTYPES, "round up"),
+    "Round": (np.round, UNARY, "T", FLOAT_DTYPES, "round half to even"),
+    "RoundHalfAwayFromZero": (_round_half_away_from_zero, UNARY, "T", FLOAT_DTYPES, "floor(a+0.5) if a>0 else ceil(a-0.5)"),
+    "Identity": (lambda a: a, UNARY, "T", ALL_DTYPES, "a"),
+    "Less": (np.less, BINARY, "bool", NUMERIC_DTYPES, "a < b"),
+    "Greater": (np.greater, BINARY, "bool", NUMERIC_DTYPES, "a > b"),
+    "LessOrEqual": (np.less_equal, BINARY, "bool", NUMERIC_DTYPES, "a <= b"),
+    "GreaterOrEqual": (np.greater_equal, BINARY, "bool", NUMERIC_DTYPES, "a >= b"),
+    "Equal": (np.equal, BINARY, "bool", ALL_DTYPES, "a == b"),
+    "NotEqual": (np.not_equal, BINARY, "bool", ALL_DTYPES, "a != b"),
+    "And": (np.bitwise_and, BINARY, "T", LOGICAL, "logical and on bool, bitwise on ints"),
+    "Or": (np.bitwise_or, BINARY, "T", LOGICAL, "logical or on bool, bitwise on ints"),
+    "Xor": (np.bitwise_xor, BINARY, "T", LOGICAL, "logical xor on bool, bitwise on ints"),
+    "Not": (np.invert, UNARY, "T", LOGICAL, "logical not on bool, bitwise not on ints"),
+    "Where": (np.where, ("bool", "T", "T"), "T", ALL_DTYPES, "cond ? a : b"),
+}
+
+for _name, (_fn, _inputs, _out, _allowed, _doc) in ELEMENTWISE.items():
+    declare(_name, _fn, _inputs, _out, _allowed, _doc)
+
+
+def _cast_rule(types: Sequence[TensorType], attributes: Mapping[str, Any]) -> list[TensorType]:
+    return [TensorType(attributes["to"], types[0].shape)]
+
+
+def _cast(a, to):
+    with np.errstate(all="ignore"):
+        return np.asarray(a).astype(to)
+
+
+register(
+    OpSchema(
+        name="Cast",
+        inputs=("T1",),
+        outputs=("T2",),
+        constraints={"T1": ALL_DTYPES, "T2": ALL_DTYPES},
+        type_rule=_cast_rule,
+        semantics=_cast,
+        attributes={"to": (str, attrs.NOTHING)},
+        family="elementwise",
+        doc="convert to dtype `to` (float to int truncates; nonzero to bool is True)",
+    )
+)

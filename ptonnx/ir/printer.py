@@ -1,0 +1,40 @@
+"""MLIR-like text form of the IR: one line per node, for debugging, errors and golden tests."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ptonnx.ir.core import Graph, Node, Value
+
+
+def format_value(v: Value) -> str:
+    if v.const is not None:
+        arr = v.const
+        body = np.array2string(arr, threshold=6, separator=",").replace("\n", "") if arr.size <= 6 else f"<{arr.size} elems>"
+        return f"const({body}: {v.type}{' weak' if v.weak else ''})"
+    return f"%{v.name}" if v.name else f"%{v.uid}"
+
+
+def _format_attr(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def format_node(node: Node) -> str:
+    outs = ", ".join(f"{format_value(o)}: {o.type}" for o in node.outputs)
+    ins = ", ".join(format_value(v) for v in node.inputs)
+    line = f"{outs} = {node.op}({ins})"
+    if node.attrs:
+        line += " {" + ", ".join(f"{k}={_format_attr(v)}" for k, v in sorted(node.attrs.items())) + "}"
+    return line
+
+
+def print_graph(graph: Graph) -> str:
+    sig = ", ".join(f"{format_value(v)}: {v.type}" for v in graph.inputs)
+    lines = [f"graph {graph.name}({sig}) {{"]
+    lines += [f"  {format_node(n)}" for n in graph]
+    lines.append("  return " + ", ".join(format_value(v) for v in graph.outputs))
+    lines.append("}")
+    return "\n".join(lines)

@@ -1,0 +1,7 @@
+"""Lifting: PyTensor FunctionGraph -> IR. Knows PyTensor and the IR, never ONNX."""
+
+from ptonnx.lifting import basic, elemwise, shape  # noqa: F401  (register the rules)
+from ptonnx.lifting.dispatch import LIFTERS, lifts
+from ptonnx.lifting.lift import lift
+
+__all__ = ["LIFTERS", "lift", "lifts"]

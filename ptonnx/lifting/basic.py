@@ -1,0 +1,14 @@
+"""Identity-like PyTensor ops: they forward their first input unchanged."""
+
+from __future__ import annotations
+
+from pytensor.compile.ops import DeepCopyOp, ViewOp
+from pytensor.tensor.basic import ScalarFromTensor, TensorFromScalar
+from pytensor.tensor.shape import SpecifyShape
+
+from ptonnx.lifting.dispatch import lifts
+
+
+@lifts(DeepCopyOp, ViewOp, SpecifyShape, TensorFromScalar, ScalarFromTensor)
+def lift_identity(ctx, node):
+    return [ctx.value(node.inputs[0])]

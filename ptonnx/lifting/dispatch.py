@@ -1,0 +1,29 @@
+"""The lifting dispatch: one rule per PyTensor Op class, found along the MRO."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ptonnx.errors import UnsupportedOpError
+
+#: Op class -> rule(ctx, node) -> list of IR values, one per PyTensor output
+LIFTERS: dict[type, Callable] = {}
+
+
+def lifts(*op_classes: type):
+    """Register the decorated function as the lifting rule of these Op classes."""
+
+    def decorate(fn: Callable) -> Callable:
+        for cls in op_classes:
+            LIFTERS[cls] = fn
+        return fn
+
+    return decorate
+
+
+def lifter_for(op, variable) -> Callable:
+    for cls in type(op).__mro__:
+        rule = LIFTERS.get(cls)
+        if rule is not None:
+            return rule
+    raise UnsupportedOpError(op, variable, (c.__name__ for c in LIFTERS), family="PyTensor ops")

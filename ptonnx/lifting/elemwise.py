@@ -1,0 +1,192 @@
+"""Elemwise, dispatched again on its scalar op; Composite expanded from its scalar graph.
+
+Where PyTensor's scalar op converts its inputs itself (`exp` of an int gives
+a float, `/` of ints gives floatX), lifting makes that conversion an explicit
+`Cast`, so that the IR's uniform rule (output dtype = promoted input dtype)
+holds. Mixed dtypes that PyTensor merely promotes (`x * 2`) are left for the
+`unify_dtypes` pass.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+
+import numpy as np
+import pytensor.scalar.basic as ps
+import pytensor.scalar.math as psm
+from pytensor.tensor.elemwise import Elemwise
+
+from ptonnx.errors import LiftingError, UnsupportedOpError
+from ptonnx.ir import Value, get_schema
+from ptonnx.ir.types import ALL_DTYPES
+from ptonnx.lifting.dispatch import lifts
+
+#: PyTensor scalar op class -> IR op (n-ary Add/Mul are folded left to right)
+SCALAR_OPS: dict[type, str] = {
+    ps.Add: "Add",
+    ps.Sub: "Sub",
+    ps.Mul: "Mul",
+    ps.TrueDiv: "Div",
+    ps.IntDiv: "IntDiv",
+    ps.Mod: "Mod",
+    ps.Pow: "Pow",
+    ps.Maximum: "Max",
+    ps.Minimum: "Min",
+    ps.Neg: "Neg",
+    ps.Abs: "Abs",
+    ps.Sign: "Sign",
+    ps.Reciprocal: "Reciprocal",
+    ps.Exp: "Exp",
+    ps.Log: "Log",
+    ps.Sqrt: "Sqrt",
+    ps.Sin: "Sin",
+    ps.Cos: "Cos",
+    ps.Tanh: "Tanh",
+    psm.Sigmoid: "Sigmoid",
+    ps.Floor: "Floor",
+    ps.Ceil: "Ceil",
+    ps.RoundHalfToEven: "Round",
+    ps.RoundHalfAwayFromZero: "RoundHalfAwayFromZero",
+    ps.LT: "Less",
+    ps.GT: "Greater",
+    ps.LE: "LessOrEqual",
+    ps.GE: "GreaterOrEqual",
+    ps.EQ: "Equal",
+    ps.NEQ: "NotEqual",
+    ps.AND: "And",
+    ps.OR: "Or",
+    ps.XOR: "Xor",
+    ps.Invert: "Not",
+    ps.Switch: "Where",
+}
+
+#: scalar ops lifted by a rule of their own rather than one IR op
+SPECIAL: dict[type, object] = {}
+
+
+def _special(*classes):
+    def decorate(fn):
+        for cls in classes:
+            SPECIAL[cls] = fn
+        return fn
+
+    return decorate
+
+
+def supported_scalar_ops() -> list[str]:
+    return sorted({c.__name__ for c in SCALAR_OPS} | {c.__name__ for c in SPECIAL})
+
+
+def _lookup(table, scalar_op):
+    for cls in type(scalar_op).__mro__:
+        if cls in table:
+            return table[cls]
+    return None
+
+
+def lift_scalar(ctx, scalar_op, inputs: list[Value], out_dtypes: list[str], names: list, where) -> list[Value]:
+    """Apply one scalar op elementwise to IR values; `where` names the PyTensor variable for errors."""
+    special = _lookup(SPECIAL, scalar_op)
+    if special is not None:
+        return special(ctx, scalar_op, inputs, out_dtypes, names, where)
+    ir_op = _lookup(SCALAR_OPS, scalar_op)
+    if ir_op is None:
+        raise UnsupportedOpError(f"Elemwise{{{scalar_op}}}", where, supported_scalar_ops(), family="scalar ops")
+    (out_dtype,) = out_dtypes
+    schema = get_schema(ir_op)
+    arity = len(schema.inputs)
+    if len(inputs) > arity and arity == 2 and ir_op in ("Add", "Mul"):
+        head = reduce(lambda a, b: _apply(ctx, ir_op, [a, b], out_dtype, None), inputs[:-1])
+        inputs = [head, inputs[-1]]
+    if len(inputs) != arity:
+        raise LiftingError(f"{scalar_op} applied to {len(inputs)} inputs at {where}; the IR op {ir_op} takes {arity}")
+    return [_apply(ctx, ir_op, inputs, out_dtype, names[0])]
+
+
+def _apply(ctx, ir_op: str, inputs: list[Value], out_dtype: str, name) -> Value:
+    """Emit `ir_op`, first casting inputs where PyTensor's scalar op would convert them."""
+    schema = get_schema(ir_op)
+    out_var = schema.outputs[0]
+    if out_var not in ALL_DTYPES:
+        promoted = schema.var_dtypes([v.type for v in inputs])[out_var]
+        if promoted != out_dtype:
+            inputs = [
+                _cast(ctx, v, out_dtype) if var == out_var and v.dtype != out_dtype else v
+                for var, v in zip(schema.inputs, inputs)
+            ]
+    value = ctx.op(ir_op, *inputs, name=name)
+    if value.dtype != out_dtype:
+        raise LiftingError(
+            f"{ir_op} gives {value.dtype} where PyTensor gives {out_dtype} for inputs "
+            f"{[v.dtype for v in inputs]}; please report this as a ptonnx bug"
+        )
+    return value
+
+
+def _cast(ctx, value: Value, dtype: str, name=None) -> Value:
+    if value.const is not None:
+        with np.errstate(all="ignore"):
+            return Value.constant(value.const.astype(dtype), weak=value.weak)
+    return ctx.op("Cast", value, to=dtype, name=name)
+
+
+@_special(ps.Cast)
+def _lift_cast(ctx, scalar_op, inputs, out_dtypes, names, where):
+    (value,), (dtype,) = inputs, out_dtypes
+    if value.dtype == dtype:
+        return [value]
+    return [ctx.op("Cast", value, to=dtype, name=names[0])]
+
+
+@_special(ps.Identity)
+def _lift_identity(ctx, scalar_op, inputs, out_dtypes, names, where):
+    return [inputs[0]]
+
+
+@_special(ps.Sqr)
+def _lift_sqr(ctx, scalar_op, inputs, out_dtypes, names, where):
+    (x,) = inputs
+    return [_apply(ctx, "Mul", [x, x], out_dtypes[0], names[0])]
+
+
+@_special(ps.Composite)
+def _lift_composite(ctx, scalar_op, inputs, out_dtypes, names, where):
+    inner = scalar_op.fgraph
+    env = dict(zip(inner.inputs, inputs))
+
+    def get(var):
+        if var in env:
+            return env[var]
+        if isinstance(var, ps.ScalarConstant):
+            env[var] = Value.constant(np.asarray(var.data, dtype=var.type.dtype), weak=True)
+            return env[var]
+        raise LiftingError(f"Composite {scalar_op} at {where}: inner variable {var} has no definition")
+
+    for apply in inner.toposort():
+        outs = lift_scalar(
+            ctx,
+            apply.op,
+            [get(v) for v in apply.inputs],
+            [o.type.dtype for o in apply.outputs],
+            [None] * len(apply.outputs),
+            where,
+        )
+        env.update(zip(apply.outputs, outs))
+    results = [get(o) for o in inner.outputs]
+    for value, name in zip(results, names):
+        if name and value.producer is not None and value.name is None:
+            value.name = name
+    return results
+
+
+@lifts(Elemwise)
+def lift_elemwise(ctx, node):
+    inputs = [ctx.value(v) for v in node.inputs]
+    return lift_scalar(
+        ctx,
+        node.op.scalar_op,
+        inputs,
+        [o.type.dtype for o in node.outputs],
+        [o.name for o in node.outputs],
+        node.outputs[0],
+    )

@@ -1,0 +1,86 @@
+"""State of one lowering: ONNX names, emitted nodes and initializers."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from ptonnx.errors import LoweringError
+from ptonnx.ir import Value
+
+
+def onnx_dtype(dtype: str) -> int:
+    try:
+        return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    except (KeyError, TypeError):
+        raise LoweringError(f"dtype {dtype} has no ONNX equivalent") from None
+
+
+class LowerContext:
+    """Emits ONNX nodes for IR nodes; hands out unique, readable names."""
+
+    def __init__(self):
+        self.nodes: list[onnx.NodeProto] = []
+        self.initializers: list[onnx.TensorProto] = []
+        self._names: dict[Value, str] = {}
+        self._taken: set[str] = set()
+        self._counters: dict[str, int] = {}
+        self._small_consts: dict[tuple, str] = {}
+
+    def unique(self, hint: str) -> str:
+        hint = hint or "v"
+        if hint not in self._taken:
+            self._taken.add(hint)
+            return hint
+        n = self._counters.get(hint, 0)
+        while True:
+            n += 1
+            name = f"{hint}_{n}"
+            if name not in self._taken:
+                self._counters[hint] = n
+                self._taken.add(name)
+                return name
+
+    def name_of(self, value: Value, hint: str | None = None) -> str:
+        """The ONNX name of an IR value (constants become initializers on first use)."""
+        name = self._names.get(value)
+        if name is None:
+            if value.const is not None:
+                name = self.const(value.const, value.name or "const")
+            else:
+                producer = value.producer
+                default = producer.op.lower() if producer is not None else "input"
+                name = self.unique(value.name or hint or default)
+            self._names[value] = name
+        return name
+
+    def bind(self, value: Value, name: str) -> None:
+        self._names[value] = name
+
+    def const(self, array, hint: str = "const") -> str:
+        """An initializer holding `array`; small equal constants share one."""
+        array = np.asarray(array)
+        key = None
+        if array.nbytes <= 64:
+            key = (array.dtype.str, array.shape, array.tobytes())
+            if key in self._small_consts:
+                return self._small_consts[key]
+        name = self.unique(hint)
+        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        if key is not None:
+            self._small_consts[key] = name
+        return name
+
+    def scalar(self, value, dtype: str) -> str:
+        return self.const(np.asarray(value, dtype=dtype), f"c_{dtype}")
+
+    def emit(self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, hint: str | None = None, **attributes) -> list[str]:
+        """Append one ONNX node; returns its output names."""
+        if isinstance(outputs, int):
+            outputs = [self.unique(hint or op_type.lower()) for _ in range(outputs)]
+        self.nodes.append(helper.make_node(op_type, inputs, outputs, name=self.unique(f"{op_type}_node"), **attributes))
+        return outputs
+
+    def emit1(self, op_type: str, inputs: list[str], hint: str | None = None, out: str | None = None, **attributes) -> str:
+        return self.emit(op_type, inputs, [out] if out else 1, hint, **attributes)[0]

@@ -1,0 +1,48 @@
+"""The PyTensor mode "ONNX": `pytensor.function(..., mode="ONNX")` runs through ptonnx."""
+
+from __future__ import annotations
+
+from pytensor.compile.mode import Mode, predefined_modes, register_mode
+from pytensor.graph.rewriting.db import RewriteDatabaseQuery
+from pytensor.link.basic import JITLinker
+
+
+class ONNXLinker(JITLinker):
+    """Lifts, optimises and lowers the function's graph, then runs it in onnxruntime."""
+
+    # onnxruntime plans its own memory; PyTensor's inplace and BLAS/C-only ops have no ONNX form
+    incompatible_rewrites = ("cxx_only", "BlasOpt", "inplace", "local_careduce_fusion", "scan_reduce_trace_prealloc")
+
+    def __init__(self, passes=None, *args, **kwargs):
+        self.passes = passes
+        self.compiled = None
+        super().__init__(*args, **kwargs)
+
+    def fgraph_convert(self, fgraph, **kwargs):
+        from ptonnx.api import compile
+
+        self.compiled = compile(fgraph, self.passes)
+        return self.compiled
+
+    def jit_compile(self, compiled):
+        compiled.session  # open the session now, not on the first call
+
+        def run(*inputs):
+            return tuple(compiled(*inputs))
+
+        return run
+
+    def create_thunk_inputs(self, storage_map):
+        return [storage_map[n] for n in self.fgraph.inputs]
+
+
+def onnx_mode(passes=None) -> Mode:
+    return Mode(
+        ONNXLinker(passes),
+        RewriteDatabaseQuery(include=["fast_run"], exclude=list(ONNXLinker.incompatible_rewrites)),
+    )
+
+
+def register() -> None:
+    if "ONNX" not in predefined_modes:
+        register_mode("ONNX", onnx_mode())

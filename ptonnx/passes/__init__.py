@@ -1,0 +1,14 @@
+"""Passes over the IR. They see only the IR: no PyTensor, no ONNX."""
+
+from ptonnx.passes.base import Pass, PassResult
+from ptonnx.passes.constant_folding import ConstantFolding
+from ptonnx.passes.dce import DeadCodeElimination
+from ptonnx.passes.manager import DEFAULT_PASSES, PASSES, PassManager, PassRecord, Report, resolve
+from ptonnx.passes.rewrite import Rewrite, apply_rewrites, node_rewriter, only_used_by
+from ptonnx.passes.unify_dtypes import UnifyDtypes
+
+__all__ = [
+    "DEFAULT_PASSES", "PASSES", "ConstantFolding", "DeadCodeElimination", "Pass", "PassManager",
+    "PassRecord", "PassResult", "Report", "Rewrite", "UnifyDtypes", "apply_rewrites",
+    "node_rewriter", "only_used_by", "resolve",
+]

@@ -1,0 +1,68 @@
+"""Evaluate nodes whose inputs are all constants with the registry's numpy semantics."""
+
+from __future__ import annotations
+
+import attrs
+
+from ptonnx.errors import PassError
+from ptonnx.ir import Graph, Node, TensorType, Value, evaluate, get_schema
+from ptonnx.ir.printer import format_node
+from ptonnx.passes.base import PassResult
+from ptonnx.passes.rewrite import apply_rewrites, node_rewriter
+
+#: a folded result may grow the model by at most this many bytes over its inputs
+DEFAULT_MAX_GROWTH_BYTES = 1 << 20
+
+
+@attrs.define
+class ConstantFolding:
+    """Fold pure ops of constants. A fold that would grow the model by more than
+    `max_growth_bytes` (an `Expand` into a 100 MB initializer) is skipped."""
+
+    max_growth_bytes: int = DEFAULT_MAX_GROWTH_BYTES
+    name: str = "constant_folding"
+
+    def run(self, graph: Graph) -> PassResult:
+        skipped = {"too_large": 0, "failed": 0}
+
+        @node_rewriter(name="fold")
+        def fold(g: Graph, node: Node) -> bool:
+            if not node.inputs or any(v.const is None for v in node.inputs):
+                return False
+            schema = get_schema(node.op)
+            if not schema.foldable:
+                return False
+            out_bytes = sum(_nbytes(o.type) for o in node.outputs)
+            in_bytes = sum(v.const.nbytes for v in node.inputs)
+            if out_bytes - in_bytes > self.max_growth_bytes:
+                skipped["too_large"] += 1
+                return False
+            try:
+                results = evaluate(node.op, [v.const for v in node.inputs], node.attrs)
+            except Exception:  # noqa: BLE001 - e.g. int ** negative: leave it to run time
+                skipped["failed"] += 1
+                return False
+            weak = schema.layout_only and all(v.weak for v in node.inputs)
+            for out, array in zip(node.outputs, results):
+                array = array.astype(out.dtype, copy=False)
+                if TensorType.of(array) != out.type:
+                    raise PassError(
+                        f"constant_folding: {format_node(node)} evaluated to {TensorType.of(array)}, "
+                        f"not its declared type {out.type}; the op's semantics and type rule disagree"
+                    )
+                g.replace_all_uses(out, Value.constant(array, out.name, weak=weak))
+            g.remove(node)
+            return True
+
+        fired = apply_rewrites(graph, [fold])
+        details = {"folded": fired["fold"], **{f"skipped_{k}": v for k, v in skipped.items() if v}}
+        return PassResult(bool(fired), fired["fold"], details)
+
+
+def _nbytes(t: TensorType) -> int:
+    import numpy as np
+
+    n = 1
+    for d in t.shape:
+        n *= d if isinstance(d, int) else 1
+    return n * np.dtype(t.dtype).itemsize

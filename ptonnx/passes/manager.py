@@ -1,0 +1,103 @@
+"""`PassManager`: run passes in order, time them, count nodes, verify, report."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from ptonnx.errors import PassError, VerificationError
+from ptonnx.ir import Graph, verify
+from ptonnx.passes.base import Pass
+from ptonnx.passes.constant_folding import ConstantFolding
+from ptonnx.passes.dce import DeadCodeElimination
+from ptonnx.passes.unify_dtypes import UnifyDtypes
+
+#: pass name -> factory; `resolve` turns names into pass objects
+PASSES: dict[str, type] = {
+    "constant_folding": ConstantFolding,
+    "unify_dtypes": UnifyDtypes,
+    "dce": DeadCodeElimination,
+}
+
+DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "unify_dtypes", "dce")
+
+
+def resolve(spec) -> Pass:
+    if isinstance(spec, str):
+        try:
+            return PASSES[spec]()
+        except KeyError:
+            raise PassError(f"unknown pass {spec!r}; known passes: {', '.join(PASSES)}") from None
+    if isinstance(spec, Pass):
+        return spec
+    raise PassError(f"{spec!r} is not a pass name or an object with `name` and `run(graph)`")
+
+
+@attrs.frozen
+class PassRecord:
+    name: str
+    seconds: float
+    nodes_before: int
+    nodes_after: int
+    modified: bool
+    rewrites: int
+    details: dict
+
+
+@attrs.define
+class Report:
+    records: list[PassRecord] = attrs.field(factory=list)
+    #: stage name -> seconds, filled in by `ptonnx.compile` (lift, passes, lower, ...)
+    stages: dict[str, float] = attrs.field(factory=dict)
+
+    def __getitem__(self, name: str) -> PassRecord:
+        for r in self.records:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def __str__(self) -> str:
+        rows = [("pass", "ms", "nodes before", "nodes after", "rewrites", "details")]
+        for r in self.records:
+            details = ", ".join(f"{k}={v}" for k, v in r.details.items())
+            rows.append((r.name, f"{r.seconds * 1e3:.2f}", str(r.nodes_before), str(r.nodes_after), str(r.rewrites), details))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        if self.stages:
+            lines.append("stages: " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.stages.items()))
+        return "\n".join(lines)
+
+
+class PassManager:
+    """Runs `passes` (names or objects) in order; with `verify_each`, checks the IR after each."""
+
+    def __init__(self, passes: Iterable | None = None, *, verify_each: bool = False):
+        specs: Sequence = DEFAULT_PASSES if passes is None else list(passes)
+        self.passes: list[Pass] = [resolve(p) for p in specs]
+        self.verify_each = verify_each
+
+    def run(self, graph: Graph, report: Report | None = None) -> Report:
+        report = report if report is not None else Report()
+        ran: list[str] = []
+        for p in self.passes:
+            before = len(graph)
+            start = time.perf_counter()
+            try:
+                result = p.run(graph)
+            except Exception as exc:
+                exc.add_note(f"while running pass {p.name!r} (after: {', '.join(ran) or 'none'})")
+                raise
+            seconds = time.perf_counter() - start
+            ran.append(p.name)
+            report.records.append(
+                PassRecord(p.name, seconds, before, len(graph), result.modified, result.rewrites, dict(result.details))
+            )
+            if self.verify_each:
+                try:
+                    verify(graph)
+                except VerificationError as exc:
+                    raise PassError(f"pass {p.name!r} left an invalid graph (passes run: {', '.join(ran)}):\n{exc}") from exc
+        return report

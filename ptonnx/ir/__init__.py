@@ -15,12 +15,13 @@ from ptonnx.ir.registry import (
     unification_problems,
 )
 from ptonnx.ir.builder import Builder
+from ptonnx.ir.interpret import interpret
 from ptonnx.ir.types import TensorType, promote
 from ptonnx.ir.verify import verify
 
 __all__ = [
     "GRAPH_OUTPUT", "Builder", "Graph", "Node", "OpSchema", "TensorType", "Value",
-    "all_schemas", "evaluate", "format_node", "format_value", "get_schema", "infer_types",
+    "all_schemas", "evaluate", "format_node", "interpret", "format_value", "get_schema", "infer_types",
     "print_graph", "promote", "register", "target_dtypes", "to_networkx",
     "unification_problems", "verify",
 ]

@@ -67,7 +67,7 @@ class LowerContext:
             if key in self._small_consts:
                 return self._small_consts[key]
         name = self.unique(hint)
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        self.initializers.append(numpy_helper.from_array(np.require(array, requirements="C"), name))
         if key is not None:
             self._small_consts[key] = name
         return name

@@ -4,6 +4,7 @@ gives 0), float `Mod` takes the divisor's sign, `And` on ints is bitwise."""
 
 from __future__ import annotations
 
+from ptonnx.ir import get_schema
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.registry import emits
@@ -24,9 +25,36 @@ LOGICAL = {
 }
 
 
+#: (ONNX op, dtype) pairs valid in ONNX that onnxruntime's CPU provider has no
+#: kernel for, and the dtype that computes the same result exactly. Probed on
+#: onnxruntime 1.31 with every opset-18 elementwise op and dtype.
+RUNTIME_WIDENING = {
+    ("Max", "int16"): "int32",
+    ("Max", "uint16"): "uint32",
+    ("Min", "int16"): "int32",
+    ("Min", "uint16"): "uint32",
+    ("Where", "bool"): "uint8",
+    ("Where", "int16"): "int32",
+    ("Where", "uint16"): "uint32",
+    ("Where", "uint64"): "int64",  # a pure selection: the bit pattern round-trips
+}
+
+
 @emits(*DIRECT)
 def emit_direct(ctx, node, inputs, outputs):
-    ctx.emit(node.op, inputs, outputs)
+    dtype = node.outputs[0].dtype
+    wide = RUNTIME_WIDENING.get((node.op, dtype))
+    if wide is None:
+        ctx.emit(node.op, inputs, outputs)
+        return
+    schema = get_schema(node.op)
+    out_var = schema.outputs[0]
+    widened = [
+        ctx.emit1("Cast", [name], to=onnx_dtype(wide)) if var == out_var else name
+        for var, name in zip(schema.inputs, inputs)
+    ]
+    result = ctx.emit1(node.op, widened)
+    ctx.emit("Cast", [result], outputs, to=onnx_dtype(dtype))
 
 
 @emits(*LOGICAL)

@@ -1,0 +1,70 @@
+"""Shared test helpers: Hypothesis profiles, per-dtype tolerances, the end-to-end check."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytensor
+from hypothesis import HealthCheck, settings
+from pytensor.compile.mode import Mode
+
+import ptonnx
+
+# Bounded and deterministic in CI; more examples locally with HYPOTHESIS_PROFILE=dev.
+settings.register_profile(
+    "ci", max_examples=25, deadline=None, derandomize=True, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+#: The tolerances of every ONNX-vs-PyTensor comparison, stated once per dtype.
+#: onnxruntime's vectorised float32 exp/tanh/sigmoid differ from NumPy's in the last bits.
+TOLERANCE = {
+    "float16": dict(rtol=1e-3, atol=1e-3),
+    "float32": dict(rtol=1e-5, atol=1e-6),
+    "float64": dict(rtol=1e-12, atol=1e-12),
+}
+
+#: PyTensor's own evaluation: the Python implementations, no rewrites.
+REFERENCE_MODE = Mode(linker="py", optimizer=None)
+#: What a compiled function's graph looks like after PyTensor's rewrites (Composite ops etc.).
+REWRITTEN_MODE = Mode(linker="py", optimizer="fast_run").excluding("inplace", "BlasOpt")
+
+
+def computation_dtype(graph) -> str | None:
+    """The least precise float dtype any value of the IR graph is computed in.
+
+    A float64 result computed from float32 intermediates is only float32-accurate,
+    so that is the tolerance it is held to.
+    """
+    dtypes = {v.dtype for v in graph.inputs} | {o.dtype for n in graph for o in n.outputs}
+    floats = sorted((d for d in dtypes if d.startswith("float")), key=lambda d: np.dtype(d).itemsize)
+    return floats[0] if floats else None
+
+
+def assert_same(actual: np.ndarray, expected: np.ndarray, context: str = "", computed_in: str | None = None) -> None:
+    """Same dtype, same shape, same numbers (within the dtype's tolerance; NaN == NaN)."""
+    expected = np.asarray(expected)
+    actual = np.asarray(actual)
+    assert actual.dtype == expected.dtype, f"{context}: dtype {actual.dtype} != PyTensor's {expected.dtype}"
+    assert actual.shape == expected.shape, f"{context}: shape {actual.shape} != PyTensor's {expected.shape}"
+    if expected.dtype.kind == "f":
+        tol_dtype = min(expected.dtype.name, computed_in or expected.dtype.name, key=lambda d: np.dtype(d).itemsize)
+        np.testing.assert_allclose(actual, expected, equal_nan=True, err_msg=context, **TOLERANCE[tol_dtype])
+    else:
+        np.testing.assert_array_equal(actual, expected, err_msg=context)
+
+
+def check_onnx_matches_pytensor(inputs, outputs, arrays, passes=None, **compile_kwargs):
+    """Compile with ptonnx, check the model, run it in onnxruntime, compare with PyTensor."""
+    outputs = outputs if isinstance(outputs, list | tuple) else [outputs]
+    expected = pytensor.function(inputs, list(outputs), mode=REFERENCE_MODE)(*arrays)
+    cm = ptonnx.compile_function(inputs, outputs, passes, **compile_kwargs)
+    onnx.checker.check_model(cm.model, full_check=True)
+    actual = cm(*arrays)
+    for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+        assert_same(a, e, f"output {i}\n{cm.ir}", computation_dtype(cm.ir))
+    return cm

@@ -1,0 +1,187 @@
+"""Hypothesis, driven by the op registry: every lifted IR op, against PyTensor, in onnxruntime.
+
+Each registry op has a `Case` saying how a PyTensor user writes it and which
+dtypes and values are meaningful for it. Shapes include size-0 dims and
+broadcasting; operands may be Python literals; values include 0, negatives,
+halves, inf and NaN where PyTensor defines a result.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import attrs
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ptonnx
+from tests.conftest import check_onnx_matches_pytensor
+
+FLOATS = ("float32", "float64")
+INTS = ("int32", "int64")
+NUMERIC = FLOATS + INTS
+LOGICAL = ("bool",) + INTS
+ALL = NUMERIC + ("bool",)
+
+FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 3.0, np.inf, -np.inf, np.nan]
+
+
+@attrs.frozen
+class Case:
+    build: Callable
+    #: allowed dtypes of each input
+    dtypes: tuple[tuple[str, ...], ...]
+    #: which inputs may be given as Python literals
+    literal: tuple[int, ...] = ()
+    #: value domain: "any", "finite" (no inf/nan), "exponent" (small non-negative for ints)
+    values: tuple[str, ...] | None = None
+    #: "layout" ops get random size-1 dims and at least `min_ndim` dims
+    kind: str = "elementwise"
+    min_ndim: int = 0
+    #: False for IR ops lifting never emits (tested on hand-built IR in tests/lowering)
+    lifted: bool = True
+    #: PyTensor requires all inputs to share a dtype kind (bit ops: all bool or all int)
+    same_dtype: bool = False
+
+
+def _binary(fn, dtypes=NUMERIC, **kw):
+    return Case(fn, (dtypes, dtypes), literal=(0, 1), **kw)
+
+
+def _unary(fn, dtypes=NUMERIC, **kw):
+    return Case(fn, (dtypes,), **kw)
+
+
+CASES: dict[str, Case] = {
+    "Add": _binary(lambda a, b: a + b),
+    "Sub": _binary(lambda a, b: a - b),
+    "Mul": _binary(lambda a, b: a * b),
+    "Div": _binary(lambda a, b: a / b),
+    "IntDiv": _binary(lambda a, b: a // b),
+    "Mod": _binary(lambda a, b: a % b),
+    "Pow": Case(lambda a, b: a**b, (NUMERIC, NUMERIC), literal=(1,), values=("any", "exponent")),
+    "Max": _binary(pt.maximum),
+    "Min": _binary(pt.minimum),
+    "Neg": _unary(lambda a: -a),
+    "Abs": _unary(abs),
+    "Sign": _unary(pt.sign),
+    "Reciprocal": _unary(pt.reciprocal, FLOATS),
+    "Exp": _unary(pt.exp),
+    "Log": _unary(pt.log),
+    "Sqrt": _unary(pt.sqrt),
+    "Sin": _unary(pt.sin, FLOATS, values=("finite",)),
+    "Cos": _unary(pt.cos, FLOATS, values=("finite",)),
+    "Tanh": _unary(pt.tanh),
+    "Sigmoid": _unary(pt.sigmoid),
+    "Floor": _unary(pt.floor),
+    "Ceil": _unary(pt.ceil),
+    "Round": _unary(lambda a: pt.round(a, mode="half_to_even"), FLOATS),
+    "RoundHalfAwayFromZero": _unary(lambda a: pt.round(a, mode="half_away_from_zero"), FLOATS),
+    "Identity": Case(lambda a: pt.tensor_copy(a) + pt.tensor_copy(a), (NUMERIC,), lifted=False),
+    "Cast": Case(lambda a: [pt.cast(a, d) for d in ("float32", "float64", "int32", "int64", "int8", "bool")], (NUMERIC + ("bool",),), values=("finite",)),
+    "Less": _binary(pt.lt),
+    "Greater": _binary(pt.gt),
+    "LessOrEqual": _binary(pt.le),
+    "GreaterOrEqual": _binary(pt.ge),
+    "Equal": _binary(pt.eq, ALL),
+    "NotEqual": _binary(pt.neq, ALL),
+    "And": _binary(lambda a, b: a & b, LOGICAL, same_dtype=True),
+    "Or": _binary(lambda a, b: a | b, LOGICAL, same_dtype=True),
+    "Xor": _binary(lambda a, b: a ^ b, LOGICAL, same_dtype=True),
+    "Not": _unary(lambda a: ~a, LOGICAL),
+    "Where": Case(pt.switch, (("bool",), ALL, ALL), literal=(1, 2)),
+    "Transpose": Case(lambda a: a.dimshuffle(*reversed(range(a.ndim))) + 0, (ALL,), kind="layout", min_ndim=2),
+    "Unsqueeze": Case(lambda a: pt.expand_dims(a, (0, a.ndim + 1)) * 1, (NUMERIC,), kind="layout"),
+    "Squeeze": Case(
+        lambda a: pt.squeeze(a, [i for i, d in enumerate(a.type.shape) if d == 1]) * 1, (NUMERIC,), kind="layout", min_ndim=1
+    ),
+}
+
+
+def test_every_registered_op_has_a_property_case():
+    lifted_families = {"elementwise", "shape"}
+    ops = {name for name, s in ptonnx.ir.all_schemas().items() if s.family in lifted_families}
+    assert ops - set(CASES) == set(), "add a Case for these ops"
+    assert set(CASES) - ops == set(), "these Cases name ops the registry lacks"
+
+
+def _elements(dtype: str, domain: str):
+    if dtype == "bool":
+        return st.booleans()
+    if dtype in INTS:
+        if domain == "exponent":
+            return st.integers(0, 5)
+        return st.one_of(st.sampled_from([0, 1, -1, 2, -7]), st.integers(-100, 100))
+    width = 32 if dtype == "float32" else 64
+    edges = [e for e in FLOAT_EDGES if domain == "any" or np.isfinite(e)]
+    # "finite" values also fit every integer dtype a Cast may target (int8 included)
+    bound = 1e3 if domain == "any" else 100
+    finite = st.floats(-bound, bound, width=width)
+    halves = st.integers(-20, 20).map(lambda k: k / 2)
+    return st.one_of(st.sampled_from(edges), finite, halves)
+
+
+@st.composite
+def op_inputs(draw, case: Case):
+    """(input dtypes, arrays or literals per input, static shapes)."""
+    ndim = draw(st.integers(case.min_ndim, 3))
+    base = draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim))
+    if case.kind == "layout" and ndim:
+        base[0] = 1  # Squeeze needs a static size-1 axis
+    n = len(case.dtypes)
+    items = []
+    shared = draw(st.sampled_from(case.dtypes[0]))
+    for k in range(n):
+        dtype = shared if case.same_dtype else draw(st.sampled_from(case.dtypes[k]))
+        domain = case.values[k] if case.values else "any"
+        # PyTensor takes no Python bools as literals
+        if k in case.literal and dtype != "bool" and draw(st.integers(0, 3)) == 0:
+            if dtype in INTS:
+                value = draw(st.integers(0, 5) if domain == "exponent" else st.integers(-4, 4))
+            else:
+                value = draw(st.sampled_from([0.5, -1.5, 2.0, 3.25]))
+            items.append(("literal", value, None))
+            continue
+        mask = draw(st.lists(st.booleans(), min_size=ndim, max_size=ndim)) if n > 1 else [False] * ndim
+        shape = tuple(1 if m else d for m, d in zip(mask, base))
+        if case.kind == "layout" and ndim:
+            shape = tuple(1 if draw(st.booleans()) else d for d in shape)
+        array = draw(hnp.arrays(dtype, shape, elements=_elements(dtype, domain)))
+        static = tuple(1 if d == 1 else None for d in shape)
+        items.append(("array", array, static))
+    if all(kind == "literal" for kind, _, _ in items):
+        kind, value, _ = items[0]
+        array = np.full(base, value, dtype=np.asarray(value).dtype)
+        items[0] = ("array", array, tuple(1 if d == 1 else None for d in base))
+    return items
+
+
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_op_matches_pytensor(op):
+    case = CASES[op]
+
+    @given(op_inputs(case))
+    def check(items):
+        variables, operands, arrays = [], [], []
+        for k, (kind, value, static) in enumerate(items):
+            if kind == "literal":
+                operands.append(value)
+            else:
+                v = pt.tensor(f"in{k}", dtype=value.dtype.name, shape=static)
+                variables.append(v)
+                operands.append(v)
+                arrays.append(value)
+        outs = case.build(*operands)
+        outs = outs if isinstance(outs, list) else [outs]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            check_onnx_matches_pytensor(variables, outs, arrays)
+        lifted_ops = set(ptonnx.lift(ptonnx.api.function_graph(variables, outs)).op_counts())
+        assert op in lifted_ops or not case.lifted, f"the {op} case lifted to {lifted_ops}"
+
+    check()

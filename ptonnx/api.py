@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 
-from ptonnx.errors import RuntimeMismatchError
-from ptonnx.ir import Graph
+from ptonnx.errors import LoweringError, PassError, RuntimeMismatchError, VerificationError
+from ptonnx.ir import Graph, verify
 from ptonnx.lifting import lift
 from ptonnx.lowering import check_lowerable, lower
 from ptonnx.passes import PassManager, Report
@@ -87,12 +87,20 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
     report.stages["passes"] = time.perf_counter() - start
 
     start = time.perf_counter()
+    try:
+        verify(graph)
+    except VerificationError as exc:
+        ran = ", ".join(r.name for r in report.records) or "none"
+        raise PassError(f"the passes ({ran}) left an invalid IR graph:\n{exc}") from exc
     check_lowerable(graph)
     model = lower(graph, name=name)
     report.stages["lower"] = time.perf_counter() - start
     if check:
         start = time.perf_counter()
-        onnx.checker.check_model(model, full_check=True)
+        try:
+            onnx.checker.check_model(model, full_check=True)
+        except Exception as exc:  # onnx raises several kinds; none may escape as a valid model
+            raise LoweringError(f"the emitted model fails the ONNX checker (a ptonnx bug; please report it): {exc}") from exc
         report.stages["check"] = time.perf_counter() - start
     return CompiledModel(model, graph, report, session_options)
 

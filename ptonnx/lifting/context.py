@@ -26,6 +26,7 @@ class LiftContext:
         self.graph = Graph(name)
         self.builder = Builder(self.graph)
         self.values: dict = {}
+        self._casts: dict[tuple[Value, str], Value] = {}
 
     def add_input(self, var) -> Value:
         value = self.graph.add_input(ir_type(var), var.name)
@@ -52,3 +53,15 @@ class LiftContext:
 
     def op(self, op: str, *inputs: Value, name: str | None = None, **attrs) -> Value:
         return self.builder.op(op, *inputs, name=name, **attrs)
+
+    def cast(self, value: Value, dtype: str) -> Value:
+        """`value` as `dtype`: constants converted now, others through one shared Cast."""
+        if value.dtype == dtype:
+            return value
+        if value.const is not None:
+            with np.errstate(all="ignore"):
+                return Value.constant(value.const.astype(dtype), value.name, weak=value.weak)
+        key = (value, dtype)
+        if key not in self._casts:
+            self._casts[key] = self.op("Cast", value, to=dtype)
+        return self._casts[key]

@@ -111,7 +111,7 @@ def _apply(ctx, ir_op: str, inputs: list[Value], out_dtype: str, name) -> Value:
         promoted = schema.var_dtypes([v.type for v in inputs])[out_var]
         if promoted != out_dtype:
             inputs = [
-                _cast(ctx, v, out_dtype) if var == out_var and v.dtype != out_dtype else v
+                ctx.cast(v, out_dtype) if var == out_var else v
                 for var, v in zip(schema.inputs, inputs)
             ]
     value = ctx.op(ir_op, *inputs, name=name)
@@ -123,19 +123,10 @@ def _apply(ctx, ir_op: str, inputs: list[Value], out_dtype: str, name) -> Value:
     return value
 
 
-def _cast(ctx, value: Value, dtype: str, name=None) -> Value:
-    if value.const is not None:
-        with np.errstate(all="ignore"):
-            return Value.constant(value.const.astype(dtype), weak=value.weak)
-    return ctx.op("Cast", value, to=dtype, name=name)
-
-
 @_special(ps.Cast)
 def _lift_cast(ctx, scalar_op, inputs, out_dtypes, names, where):
     (value,), (dtype,) = inputs, out_dtypes
-    if value.dtype == dtype:
-        return [value]
-    return [ctx.op("Cast", value, to=dtype, name=names[0])]
+    return [ctx.cast(value, dtype)]
 
 
 @_special(ps.Identity)

@@ -1,0 +1,262 @@
+"""CNN IR ops: Conv, BatchNorm, MaxPool, AveragePool, the global pools, Resize, SiLU.
+
+Names and attributes mirror ONNX (NCHW, OIHW, `pads` = (top, left, bottom,
+right)); the numbers are those of `nn_kernels`, which the `ptonnx.nn`
+PyTensor Ops also run. `Conv` always has a bias input (lifting gives a zero
+constant when there is none; lowering drops an all-zero constant bias), and
+`SiLU`/`BatchNorm` are ops of their own so passes can match them. Pooling pads
+may be at most half the kernel (PyTorch's rule), so every window sees the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ptonnx.errors import TypeRuleError
+from ptonnx.ir.ops import nn_kernels as K
+from ptonnx.ir.registry import OpSchema, register
+from ptonnx.ir.types import FLOAT_DTYPES, Dim, TensorType, promote
+
+FLOAT = {"T": FLOAT_DTYPES}
+
+#: (mode, coordinate_transformation_mode) pairs Resize implements
+RESIZE_MODES = frozenset(
+    (mode, ctm) for mode in ("nearest", "linear") for ctm in ("asymmetric", "half_pixel", "align_corners")
+)
+
+
+def _known(*dims: Dim) -> bool:
+    return all(isinstance(d, int) for d in dims)
+
+
+def _need(cond: bool, op: str, message: str) -> None:
+    if not cond:
+        raise TypeRuleError(f"{op}: {message}")
+
+
+def _need_ndim(op: str, t: TensorType, ndim: int, what: str = "input") -> None:
+    _need(t.ndim == ndim, op, f"{what} must be {ndim}-D, got {t}")
+
+
+def _check_ints(op: str, attributes: Mapping[str, Any], spec: Mapping[str, tuple[int, int]]) -> None:
+    """spec: attribute -> (length, minimum value)."""
+    for key, (length, minimum) in spec.items():
+        value = attributes[key]
+        _need(
+            isinstance(value, tuple) and len(value) == length and all(isinstance(v, int) and v >= minimum for v in value),
+            op,
+            f"{key} must be a tuple of {length} ints >= {minimum}, got {value!r}",
+        )
+
+
+def _merge(op: str, a: Dim, b: Dim, what: str) -> Dim:
+    """Two sizes that must agree: the static one wins; a clash is an error."""
+    if _known(a, b):
+        _need(a == b, op, f"{what}: {a} != {b}")
+    return a if isinstance(a, int) else b
+
+
+# -- Conv -------------------------------------------------------------------------
+
+
+def _conv_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    x, w, b = types
+    _need_ndim("Conv", x, 4)
+    _need_ndim("Conv", w, 4, "weight")
+    _need_ndim("Conv", b, 1, "bias")
+    _check_ints("Conv", a, {"strides": (2, 1), "pads": (4, 0), "dilations": (2, 1)})
+    group = a["group"]
+    _need(isinstance(group, int) and group >= 1, "Conv", f"group must be a positive int, got {group!r}")
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    if _known(c, cg):
+        _need(c == cg * group, "Conv", f"input has {c} channels; weight {w} with group={group} needs {cg} * {group}")
+    if _known(o):
+        _need(o % group == 0, "Conv", f"{o} output channels are not divisible by group={group}")
+    o = _merge("Conv", o, b.shape[0], "weight's output channels vs bias length")
+    sizes = []
+    for axis, (size, k) in enumerate(((h, kh), (wd, kw))):
+        s, begin, end, dil = a["strides"][axis], a["pads"][axis], a["pads"][axis + 2], a["dilations"][axis]
+        out = K.conv_out_size(size, k, s, begin, end, dil) if _known(size, k) else None
+        _need(out is None or out > 0, "Conv", f"input {x} is smaller than the dilated kernel {w}")
+        sizes.append(out)
+    return [TensorType(promote(x.dtype, w.dtype, b.dtype), (n, o, *sizes))]
+
+
+def _conv(x, w, b, strides, pads, dilations, group):
+    return K.conv2d(x, w, b, strides, pads, dilations, group)
+
+
+# -- BatchNorm --------------------------------------------------------------------
+
+
+def _batch_norm_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    x, *params = types
+    _need(x.ndim >= 2, "BatchNorm", f"input must have a channel axis (N, C, ...), got {x}")
+    c = x.shape[1]
+    for name, p in zip(("scale", "bias", "mean", "var"), params):
+        _need_ndim("BatchNorm", p, 1, name)
+        c = _merge("BatchNorm", c, p.shape[0], f"{name} length vs channels")
+    return [x.with_dtype(promote(*(t.dtype for t in types)))]
+
+
+# -- pooling ----------------------------------------------------------------------
+
+
+def _pool_rule(op: str):
+    def rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+        (x,) = types
+        _need_ndim(op, x, 4)
+        _check_ints(op, a, {"kernel_shape": (2, 1), "strides": (2, 1), "pads": (4, 0)})
+        for key in ("ceil_mode", "count_include_pad"):
+            if key in a:
+                _need(a[key] in (0, 1), op, f"{key} must be 0 or 1, got {a[key]!r}")
+        kernel, strides, pads = a["kernel_shape"], a["strides"], a["pads"]
+        _need(
+            all(p <= kernel[i % 2] // 2 for i, p in enumerate(pads)),
+            op,
+            f"pads {pads} exceed half the kernel {kernel}; a window could see only padding",
+        )
+        sizes = []
+        for axis in (0, 1):
+            size = x.shape[2 + axis]
+            out = None
+            if _known(size):
+                out = K.pool_out_size(size, kernel[axis], strides[axis], pads[axis], pads[axis + 2], a["ceil_mode"])
+                _need(out > 0, op, f"input {x} is smaller than the kernel {kernel}")
+            sizes.append(out)
+        return [x.with_shape((*x.shape[:2], *sizes))]
+
+    return rule
+
+
+def _global_pool_rule(op: str):
+    def rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+        (x,) = types
+        _need(x.ndim >= 3, op, f"input must be (N, C, spatial...), got {x}")
+        return [x.with_shape((*x.shape[:2], *(1,) * (x.ndim - 2)))]
+
+    return rule
+
+
+# -- Resize -----------------------------------------------------------------------
+
+
+def _resize_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    (x,) = types
+    axes, scales, sizes = a["axes"], a["scales"], a["sizes"]
+    mode, ctm = a["mode"], a["coordinate_transformation_mode"]
+    _need((mode, ctm) in RESIZE_MODES, "Resize", f"mode={mode!r} with {ctm!r} is not one of {sorted(RESIZE_MODES)}")
+    _need(a["nearest_mode"] == "floor", "Resize", f"nearest_mode must be 'floor', got {a['nearest_mode']!r}")
+    _need(
+        isinstance(axes, tuple) and list(axes) == sorted(set(axes)) and all(isinstance(i, int) and 0 <= i < x.ndim for i in axes),
+        "Resize",
+        f"axes {axes!r} must be sorted, distinct axes of {x}",
+    )
+    _need(bool(scales) != bool(sizes), "Resize", "give exactly one of scales and sizes")
+    given = scales or sizes
+    _need(isinstance(given, tuple) and len(given) == len(axes), "Resize", f"need one scale or size per axis {axes}, got {given!r}")
+    if scales:
+        _need(all(isinstance(s, float) and s > 0 for s in scales), "Resize", f"scales must be positive floats, got {scales!r}")
+    else:
+        _need(all(isinstance(s, int) and s > 0 for s in sizes), "Resize", f"sizes must be positive ints, got {sizes!r}")
+    if mode == "linear":
+        _need(
+            x.ndim in (2, 4) and all(i >= x.ndim - 2 for i in axes),
+            "Resize",
+            f"linear mode resizes only the last two axes of a 2-D or 4-D tensor (onnxruntime), got {x} axes {axes}",
+        )
+    shape = list(x.shape)
+    for k, axis in enumerate(axes):
+        if sizes:
+            shape[axis] = sizes[k]
+        elif _known(shape[axis]):
+            shape[axis] = K.resize_out_size(shape[axis], scales[k])
+            _need(shape[axis] > 0, "Resize", f"scale {scales[k]} makes axis {axis} of {x} empty")
+        else:
+            shape[axis] = None
+    return [x.with_shape(tuple(shape))]
+
+
+def _resize(x, axes, scales, sizes, mode, coordinate_transformation_mode, nearest_mode):
+    return K.resize(x, axes, scales, sizes, mode, coordinate_transformation_mode)
+
+
+def _same_type(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    return [types[0]]
+
+
+REQUIRED = attrs.NOTHING
+
+#: name -> (input vars, type rule, semantics, attributes, doc)
+NN_OPS: dict[str, tuple] = {
+    "Conv": (
+        ("T", "T", "T"),
+        _conv_rule,
+        _conv,
+        {"strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "dilations": (tuple, (1, 1)), "group": (int, 1)},
+        "2-D cross-correlation X (N,C,H,W) * W (O,C/group,kh,kw) + B (O,); pads (top, left, bottom, right)",
+    ),
+    "BatchNorm": (
+        ("T",) * 5,
+        _batch_norm_rule,
+        lambda x, scale, bias, mean, var, epsilon: K.batch_norm(x, scale, bias, mean, var, epsilon),
+        {"epsilon": (float, 1e-5)},
+        "inference batch norm over axis 1; epsilon is stored (and applied) as float32, as in ONNX",
+    ),
+    "MaxPool": (
+        ("T",),
+        _pool_rule("MaxPool"),
+        K.max_pool2d,
+        {"kernel_shape": (tuple, REQUIRED), "strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "ceil_mode": (int, 0)},
+        "2-D max pooling, -inf padding, PyTorch's ceil_mode rule",
+    ),
+    "AveragePool": (
+        ("T",),
+        _pool_rule("AveragePool"),
+        K.avg_pool2d,
+        {
+            "kernel_shape": (tuple, REQUIRED),
+            "strides": (tuple, (1, 1)),
+            "pads": (tuple, (0, 0, 0, 0)),
+            "ceil_mode": (int, 0),
+            "count_include_pad": (int, 0),
+        },
+        "2-D average pooling; count_include_pad divides by the window clipped to the padded input",
+    ),
+    "GlobalAveragePool": (("T",), _global_pool_rule("GlobalAveragePool"), K.global_avg_pool, {}, "mean over spatial axes, kept as size 1"),
+    "GlobalMaxPool": (("T",), _global_pool_rule("GlobalMaxPool"), K.global_max_pool, {}, "max over spatial axes, kept as size 1"),
+    "Resize": (
+        ("T",),
+        _resize_rule,
+        _resize,
+        {
+            "axes": (tuple, REQUIRED),
+            "scales": (tuple, ()),
+            "sizes": (tuple, ()),
+            "mode": (str, REQUIRED),
+            "coordinate_transformation_mode": (str, REQUIRED),
+            "nearest_mode": (str, "floor"),
+        },
+        "resize `axes` by float32 `scales` or to `sizes`; onnxruntime's coordinate formulas (see nn_kernels)",
+    ),
+    "SiLU": (("T",), _same_type, K.silu, {}, "x * sigmoid(x)"),
+}
+
+for _name, (_inputs, _rule, _fn, _attrs, _doc) in NN_OPS.items():
+    register(
+        OpSchema(
+            name=_name,
+            inputs=_inputs,
+            outputs=("T",),
+            constraints=FLOAT,
+            type_rule=_rule,
+            semantics=_fn,
+            attributes=_attrs,
+            family="nn",
+            doc=_doc,
+        )
+    )

@@ -1,0 +1,50 @@
+"""The registry is the one place to learn an op: every op is complete everywhere."""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+import pytest
+
+from ptonnx import ir
+from ptonnx.errors import IRError
+from ptonnx.ir import OpSchema, TensorType
+from ptonnx.lowering import EMITTERS
+from tests.e2e.test_op_properties import CASES
+
+SCHEMAS = ir.all_schemas()
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_every_op_is_complete(name):
+    schema = SCHEMAS[name]
+    assert callable(schema.type_rule) and callable(schema.semantics)
+    assert name in EMITTERS, f"{name} has no lowering"
+    for var in set(schema.inputs) | set(schema.outputs):
+        assert var in schema.constraints or var in ir.types.ALL_DTYPES
+    if schema.family in ("elementwise", "shape"):
+        assert name in CASES, f"{name} has no property test case"
+
+
+def test_registering_twice_or_without_constraints_fails():
+    with pytest.raises(IRError, match="registered twice"):
+        ir.register(SCHEMAS["Add"])
+    bad = attrs.evolve(SCHEMAS["Add"], name="AddBad", constraints={})
+    with pytest.raises(IRError, match="no constraint"):
+        ir.register(bad)
+
+
+def test_semantics_promote_like_pytensor_before_unification():
+    (out,) = ir.evaluate("Mul", [np.array([1.5], np.float32), np.array(2, np.int8)], {})
+    assert out.dtype == np.float32 and out.tolist() == [3.0]
+    t = ir.infer_types("Mul", [TensorType("float32", (3,)), TensorType("int8", ())], {})
+    assert t == [TensorType("float32", (3,))]
+
+
+def test_numpy_semantics_of_the_ops_with_python_meaning():
+    a, b = np.array([7, -7, 7, -7, 3]), np.array([2, 2, -2, -2, 0])
+    assert ir.evaluate("IntDiv", [a, b], {})[0].tolist() == [3, -4, -4, 3, 0]
+    assert ir.evaluate("Mod", [a, b], {})[0].tolist() == [1, 1, -1, -1, 0]
+    x = np.array([0.5, 1.5, 2.5, -0.5, -2.5])
+    assert ir.evaluate("Round", [x], {})[0].tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
+    assert ir.evaluate("RoundHalfAwayFromZero", [x], {})[0].tolist() == [1.0, 2.0, 3.0, -1.0, -3.0]

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptonnx import ir
+from ptonnx.errors import DtypeError
+from ptonnx.ir import Builder, Graph, TensorType, Value
+from ptonnx.passes import UnifyDtypes
+
+
+def test_int8_literal_becomes_a_float32_constant():
+    g = Graph()
+    x = g.add_input(TensorType("float32", (3,)), "x")
+    y = Builder(g).op("Mul", x, Value.constant(np.int8(2), weak=True), name="y")
+    g.set_outputs([y])
+    result = UnifyDtypes().run(g)
+    assert result.details == {"constants_converted": 1}
+    c = y.producer.inputs[1]
+    assert c.const.dtype == np.float32 and c.const == 2 and not c.weak
+    ir.verify(g, unified=True)
+
+
+def test_a_non_constant_gets_one_shared_cast_after_its_definition():
+    g = Graph()
+    x = g.add_input(TensorType("float32", (3,)), "x")
+    i = g.add_input(TensorType("int32", (3,)), "i")
+    b = Builder(g)
+    a = b.op("Add", x, i)  # float32 + int32 -> float64, as PyTensor
+    m = b.op("Mul", i, a)
+    g.set_outputs([a, m])
+    result = UnifyDtypes().run(g)
+    assert result.details == {"casts_inserted": 2}
+    assert [n.op for n in g] == ["Cast", "Cast", "Add", "Mul"]  # i -> f64 shared by Add and Mul
+    casts = {n.outputs[0]: n for n in g if n.op == "Cast"}
+    assert a.producer.inputs[1] is m.producer.inputs[0] and a.producer.inputs[1] in casts
+    ir.verify(g, unified=True)
+
+
+def test_comparison_unifies_to_the_promoted_dtype_and_where_condition_to_bool():
+    g = Graph()
+    x = g.add_input(TensorType("float32", (3,)), "x")
+    b = Builder(g)
+    gt = b.op("Greater", x, Value.constant(np.int8(0), weak=True))
+    w = b.op("Where", Value.constant(np.float32(2.0)), x, gt)  # nonzero float condition, bool branch
+    g.set_outputs([w])
+    UnifyDtypes().run(g)
+    assert gt.producer.inputs[1].const.dtype == np.float32
+    assert w.producer.inputs[0].const.dtype == np.bool_ and w.producer.inputs[0].const == True  # noqa: E712
+    assert w.producer.inputs[2].producer.op == "Cast"
+    ir.verify(g, unified=True)
+
+
+def test_a_constant_that_does_not_survive_is_a_clear_error():
+    g = Graph()
+    x = g.add_input(TensorType("int8", (3,)), "x")
+    n = Builder(g).node("Add", [x, Value.constant(np.int32(300))], out_types=[TensorType("int8", (3,))])
+    g.set_outputs([n.outputs[0]])
+    with pytest.raises(DtypeError, match=r"300.*does not survive conversion to int8"):
+        UnifyDtypes().run(g)
+
+
+def test_nothing_to_do_is_reported_as_unmodified():
+    g = Graph()
+    x = g.add_input(TensorType("float32", (3,)), "x")
+    g.set_outputs([Builder(g).op("Add", x, x)])
+    assert not UnifyDtypes().run(g).modified

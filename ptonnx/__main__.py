@@ -1,0 +1,3 @@
+from ptonnx.cli import main
+
+raise SystemExit(main())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections.abc import Sequence
@@ -12,7 +13,7 @@ import onnx
 from ptonnx.errors import LoweringError, PassError, RuntimeMismatchError, VerificationError
 from ptonnx.ir import Graph, verify
 from ptonnx.lifting import lift
-from ptonnx.lowering import check_lowerable, lower
+from ptonnx.lowering import lower
 from ptonnx.passes import PassManager, Report
 
 
@@ -77,6 +78,18 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
     `passes=None` runs `ptonnx.DEFAULT_PASSES`. Whatever the list, the result is
     a valid model or a `ptonnx.errors` exception saying what to add.
     """
+    # The IR is many small objects: a full garbage collection mid-compile walks the
+    # user's whole PyTensor graph too, so the collector waits until compile is done.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _compile(fgraph, passes, verify_each, check, name, session_options)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _compile(fgraph, passes, verify_each, check, name, session_options) -> CompiledModel:
     report = Report()
     start = time.perf_counter()
     graph = lift(fgraph, name)
@@ -92,7 +105,6 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
     except VerificationError as exc:
         ran = ", ".join(r.name for r in report.records) or "none"
         raise PassError(f"the passes ({ran}) left an invalid IR graph:\n{exc}") from exc
-    check_lowerable(graph)
     model = lower(graph, name=name)
     report.stages["lower"] = time.perf_counter() - start
     if check:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Union
 
 import attrs
@@ -83,6 +84,13 @@ class TensorType:
 
 def promote(*dtypes: str) -> str:
     """NumPy's (NEP 50) dtype promotion, which is also PyTensor's `upcast`."""
+    if len(dtypes) == 1 or all(d == dtypes[0] for d in dtypes):
+        return dtypes[0]
+    return _promote(tuple(dtypes))
+
+
+@functools.lru_cache(maxsize=None)
+def _promote(dtypes: tuple[str, ...]) -> str:
     return np.result_type(*[np.dtype(d) for d in dtypes]).name
 
 

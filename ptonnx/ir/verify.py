@@ -23,7 +23,7 @@ def verify(graph: Graph, *, unified: bool = False) -> None:
     count = 0
     for node in graph:
         count += 1
-        line = format_node(node)
+        line = _LazyLine(node)
         try:
             get_schema(node.op)
         except IRError as exc:
@@ -64,3 +64,15 @@ def verify(graph: Graph, *, unified: bool = False) -> None:
             raise VerificationError(f"graph output {i} ({v!r}) is never defined")
         if (GRAPH_OUTPUT, i) not in v._uses:
             raise VerificationError(f"graph output {i} ({v!r}) does not record its use")
+
+
+class _LazyLine:
+    """The printed node, formatted only when an error message needs it."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __str__(self) -> str:
+        return format_node(self.node)

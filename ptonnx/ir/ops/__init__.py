@@ -1,3 +1,4 @@
 """IR op definitions; importing this package registers every op."""
 
 from ptonnx.ir.ops import elementwise, shape  # noqa: F401
+from ptonnx.ir.ops import nn, tensor  # noqa: F401

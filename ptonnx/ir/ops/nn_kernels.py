@@ -64,8 +64,9 @@ def _window(xp: np.ndarray, i: int, j: int, out_hw: tuple[int, int], strides, di
 
 
 def conv2d(x, w, b=None, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), group=1) -> np.ndarray:
-    """Grouped 2-D cross-correlation: one batched matmul per kernel tap (no pixel loops)."""
-    x, w = np.asarray(x), np.asarray(w, dtype=x.dtype)
+    """Grouped 2-D cross-correlation by im2col: one (batched) matmul per call, no pixel loops."""
+    x = np.asarray(x)
+    w = np.asarray(w, dtype=x.dtype)
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     if c != cg * group or o % group:
@@ -76,15 +77,18 @@ def conv2d(x, w, b=None, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), gr
         raise ValueError(f"conv2d: input {x.shape} is smaller than the dilated kernel {w.shape[2:]}")
     og = o // group
     xp = _pad_hw(x, pads, 0).reshape(n, group, cg, h + pads[0] + pads[2], wd + pads[1] + pads[3])
-    wg = w.reshape(group, og, cg, kh, kw)
-    out = np.zeros((n, group, og, oh * ow), dtype=x.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            patch = _window(xp, i, j, (oh, ow), strides, dilations).reshape(n, group, cg, oh * ow)
-            if cg == 1:  # depthwise: an outer product, cheaper as a broadcast multiply
-                out += wg[None, :, :, 0, i, j, None] * patch
-            else:
-                out += np.matmul(wg[:, :, :, i, j], patch)
+    taps = w.reshape(group, og, cg, kh, kw)
+    if cg == 1:  # depthwise: per-tap broadcast multiplies beat tiny matmuls
+        out = np.zeros((n, group, og, oh, ow), dtype=x.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                out += taps[None, :, :, 0, i, j, None, None] * _window(xp, i, j, (oh, ow), strides, dilations)
+    else:
+        cols = np.empty((n, group, cg, kh, kw, oh, ow), dtype=x.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                cols[:, :, :, i, j] = _window(xp, i, j, (oh, ow), strides, dilations)
+        out = np.matmul(taps.reshape(group, og, cg * kh * kw), cols.reshape(n, group, cg * kh * kw, oh * ow))
     out = out.reshape(n, o, oh, ow)
     if b is not None:
         out += np.asarray(b, dtype=x.dtype)[None, :, None, None]
@@ -110,7 +114,7 @@ def silu(x) -> np.ndarray:
     """`x * sigmoid(x)` in the input dtype."""
     x = np.asarray(x)
     with np.errstate(over="ignore"):
-        return (x / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+        return np.asarray(x / (1 + np.exp(-x)), dtype=x.dtype)
 
 
 # -- pooling --------------------------------------------------------------------

@@ -1,0 +1,108 @@
+"""Matrix products: Dot, the `Matmul` Blockwise, and the BLAS forms a compiled function holds.
+
+`a @ b` in a user graph is `Blockwise(Dot)` (named "Matmul"); a function
+compiled with `fast_run` rewrites it to `Dot22`, `Dot22Scalar`, `BatchedDot`
+(3-D, and 4-D reshaped to 3-D), `Gemv`, `Gemm` or `Ger`. All become the IR's
+`MatMul` (NumPy matmul semantics) plus `Mul`/`Add` for their scalars. A
+`beta` of 0 means the accumulator is ignored (BLAS), so the `AllocEmpty` that
+feeds it lifts to an unused zero constant.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pytensor.tensor.basic import AllocEmpty
+from pytensor.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
+from pytensor.tensor.blockwise import Blockwise
+from pytensor.tensor.math import Dot
+
+from ptonnx.errors import LiftingError, UnsupportedOpError
+from ptonnx.ir import Value
+from ptonnx.lifting.dispatch import LIFTERS, lifts
+from ptonnx.lifting.tensor import as_dtype, constant_array, require_ints
+
+#: Blockwise core ops ptonnx lifts, by class
+BLOCKWISE_CORES = (Dot,)
+
+
+def _is(ctx, var, number: float) -> bool:
+    value = constant_array(ctx, var)
+    return value is not None and value.size == 1 and float(value.reshape(())) == number
+
+
+def _scale(ctx, value: Value, alpha_var, dtype: str) -> Value:
+    """`value * alpha`, skipping a constant alpha of 1."""
+    if _is(ctx, alpha_var, 1.0):
+        return value
+    return ctx.op("Mul", value, as_dtype(ctx, ctx.value(alpha_var), dtype))
+
+
+def _gemm_like(ctx, node, product: Value, alpha_var, acc_var=None, beta_var=None) -> list[Value]:
+    """`alpha * product + beta * acc` as BLAS computes it: beta == 0 ignores acc, no beta means 1."""
+    out = node.outputs[0]
+    dtype = out.type.dtype
+    result = _scale(ctx, product, alpha_var, dtype)
+    if acc_var is not None and not (beta_var is not None and _is(ctx, beta_var, 0.0)):
+        acc = ctx.value(acc_var)
+        result = ctx.op("Add", result, acc if beta_var is None else _scale(ctx, acc, beta_var, dtype))
+    if result.producer is not None and result.name is None:
+        result.name = out.name
+    return [result]
+
+
+@lifts(Dot, Dot22, BatchedDot)
+def lift_dot(ctx, node):
+    x, y = (ctx.value(v) for v in node.inputs)
+    return [ctx.op("MatMul", x, y, name=node.outputs[0].name)]
+
+
+@lifts(Blockwise)
+def lift_blockwise(ctx, node):
+    core = node.op.core_op
+    if not isinstance(core, BLOCKWISE_CORES):
+        supported = [c.__name__ for c in LIFTERS if c is not Blockwise]
+        supported += [f"Blockwise{{{c.__name__}}}" for c in BLOCKWISE_CORES]
+        raise UnsupportedOpError(node.op, node.outputs[0], supported, family="PyTensor ops")
+    return lift_dot(ctx, node)
+
+
+@lifts(Dot22Scalar)
+def lift_dot22_scalar(ctx, node):
+    x, y, alpha = node.inputs
+    product = ctx.op("MatMul", ctx.value(x), ctx.value(y))
+    return _gemm_like(ctx, node, product, alpha)
+
+
+@lifts(Gemv)
+def lift_gemv(ctx, node):
+    y, alpha, a, x, beta = node.inputs
+    product = ctx.op("MatMul", ctx.value(a), ctx.value(x))
+    return _gemm_like(ctx, node, product, alpha, y, beta)
+
+
+@lifts(Gemm)
+def lift_gemm(ctx, node):
+    z, alpha, x, y, beta = node.inputs
+    product = ctx.op("MatMul", ctx.value(x), ctx.value(y))
+    return _gemm_like(ctx, node, product, alpha, z, beta)
+
+
+@lifts(Ger)
+def lift_ger(ctx, node):
+    a, alpha, x, y = node.inputs
+    column = ctx.op("Unsqueeze", ctx.value(x), axes=(1,))
+    row = ctx.op("Unsqueeze", ctx.value(y), axes=(0,))
+    product = ctx.op("MatMul", column, row)
+    return _gemm_like(ctx, node, product, alpha, a)
+
+
+@lifts(AllocEmpty)
+def lift_alloc_empty(ctx, node):
+    out = node.outputs[0]
+    shape = [require_ints(ctx, v, "AllocEmpty shape", f"AllocEmpty producing {out}")[0] for v in node.inputs]
+    if np.prod(shape, dtype=np.int64) > 1 << 20:
+        raise LiftingError(
+            f"AllocEmpty producing {out}: {shape} is too large to stand in as a constant; "
+            "compile without BLAS rewrites (exclude 'BlasOpt') or build the graph without them"
+        )
+    return [Value.constant(np.zeros(shape, dtype=out.type.dtype), out.name)]

@@ -1,0 +1,145 @@
+"""Tensor ops: Join -> Concat, Split, MakeVector, Reshape, Softmax.
+
+Axes, split sizes and target shapes must be constants: they become IR
+attributes. They are read from the IR value when it is already a constant,
+else folded on the PyTensor side (`get_underlying_scalar_constant_value`
+sees through casts and static shapes); a truly dynamic one is a
+`LiftingError` that says what to make constant.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pytensor.graph.basic import Constant
+from pytensor.tensor.basic import Join, MakeVector, Split, get_underlying_scalar_constant_value
+from pytensor.tensor.exceptions import NotScalarConstantError
+from pytensor.tensor.shape import Reshape
+from pytensor.tensor.special import Softmax
+
+from ptonnx.errors import LiftingError
+from ptonnx.ir import Value
+from ptonnx.lifting.dispatch import lifts
+
+
+def constant_array(ctx, var) -> np.ndarray | None:
+    """The value of a 0-d or 1-d PyTensor variable known at compile time, or None."""
+    value = ctx.values.get(var)
+    if value is not None and value.const is not None:
+        return np.asarray(value.const)
+    if isinstance(var, Constant):
+        return np.asarray(var.data)
+    try:
+        if var.type.ndim == 0:
+            return np.asarray(get_underlying_scalar_constant_value(var))
+        if var.owner is not None and isinstance(var.owner.op, MakeVector):
+            return np.array([get_underlying_scalar_constant_value(v) for v in var.owner.inputs])
+    except NotScalarConstantError:
+        pass
+    return None
+
+
+def require_ints(ctx, var, what: str, where) -> tuple[int, ...]:
+    """The constant integers `var` holds; a `LiftingError` naming `what` if it is dynamic."""
+    values = constant_array(ctx, var)
+    if values is None:
+        raise LiftingError(
+            f"{where}: the {what} ({var}) is not a compile-time constant; ptonnx needs it as an "
+            f"attribute. Build the graph with a constant {what} (a Python int or tuple, or a "
+            "tensor with a static shape)."
+        )
+    return tuple(int(v) for v in np.ravel(values))
+
+
+def normalize_axis(axis: int, ndim: int, where) -> int:
+    if not -ndim <= axis < ndim:
+        raise LiftingError(f"{where}: axis {axis} is out of range for {ndim} dims")
+    return axis % ndim
+
+
+def as_dtype(ctx, value: Value, dtype: str) -> Value:
+    """`value` in `dtype`: constants are converted, other values get a Cast."""
+    if value.dtype == dtype:
+        return value
+    if value.const is not None:
+        return Value.constant(value.const.astype(dtype), value.name, weak=value.weak)
+    return ctx.op("Cast", value, to=dtype)
+
+
+@lifts(Join)
+def lift_join(ctx, node):
+    out = node.outputs[0]
+    (axis,) = require_ints(ctx, node.inputs[0], "join axis", f"Join producing {out}")
+    axis = normalize_axis(axis, out.type.ndim, f"Join producing {out}")
+    inputs = [as_dtype(ctx, ctx.value(v), out.type.dtype) for v in node.inputs[1:]]
+    return [ctx.op("Concat", *inputs, axis=axis, name=out.name)]
+
+
+@lifts(Split)
+def lift_split(ctx, node):
+    x, axis_var, splits_var = node.inputs
+    where = f"Split producing {node.outputs[0]}"
+    (axis,) = require_ints(ctx, axis_var, "split axis", where)
+    sizes = require_ints(ctx, splits_var, "split sizes", where)
+    if len(sizes) != len(node.outputs):
+        raise LiftingError(f"{where}: {len(sizes)} split sizes for {len(node.outputs)} outputs")
+    ir_node = ctx.builder.node(
+        "Split",
+        [ctx.value(x)],
+        {"axis": normalize_axis(axis, x.type.ndim, where), "split": sizes},
+        names=[o.name for o in node.outputs],
+    )
+    return list(ir_node.outputs)
+
+
+@lifts(MakeVector)
+def lift_make_vector(ctx, node):
+    out = node.outputs[0]
+    dtype = out.type.dtype
+    folded = [constant_array(ctx, v) for v in node.inputs]
+    if all(f is not None for f in folded):
+        return [Value.constant(np.array(folded, dtype=dtype).reshape(len(folded)), out.name)]
+    parts = [ctx.op("Unsqueeze", as_dtype(ctx, ctx.value(v), dtype), axes=(0,)) for v in node.inputs]
+    return [ctx.op("Concat", *parts, axis=0, name=out.name)]
+
+
+@lifts(Reshape)
+def lift_reshape(ctx, node):
+    x, shape_var = node.inputs
+    out = node.outputs[0]
+    shape = require_ints(ctx, shape_var, "target shape", f"Reshape producing {out}")
+    if len(shape) != out.type.ndim:
+        raise LiftingError(f"Reshape producing {out}: target shape {shape} has {len(shape)} entries for {out.type.ndim} dims")
+    return [ctx.op("Reshape", ctx.value(x), shape=shape, name=out.name)]
+
+
+@lifts(Softmax)
+def lift_softmax(ctx, node):
+    """One axis maps to Softmax; several (or None = all) are moved last and flattened (static shapes only)."""
+    (var,) = node.inputs
+    out = node.outputs[0]
+    x = ctx.value(var)
+    ndim = x.type.ndim
+    axes = tuple(range(ndim)) if node.op.axis is None else tuple(sorted(a % ndim for a in node.op.axis))
+    if ndim == 0:  # softmax of one element
+        soft = ctx.op("Softmax", ctx.op("Unsqueeze", x, axes=(0,)), axis=0)
+        return [ctx.op("Squeeze", soft, axes=(0,), name=out.name)]
+    if len(axes) == 1:
+        return [ctx.op("Softmax", x, axis=axes[0], name=out.name)]
+    if not x.type.is_static:
+        raise LiftingError(
+            f"Softmax over axes {axes} producing {out}: ONNX Softmax takes one axis, and flattening "
+            f"several needs a static shape, but the input is {x.type}. Give the input a static shape "
+            "or take the softmax over one axis."
+        )
+    others = tuple(a for a in range(ndim) if a not in axes)
+    perm = others + axes
+    moved = ctx.op("Transpose", x, perm=perm) if perm != tuple(range(ndim)) else x
+    kept = tuple(x.shape[a] for a in others)
+    flat = ctx.op("Reshape", moved, shape=kept + (-1,))
+    soft = ctx.op("Softmax", flat, axis=len(kept))
+    back = ctx.op("Reshape", soft, shape=moved.shape)
+    if moved is x:
+        back.name = out.name
+        return [back]
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return [ctx.op("Transpose", back, perm=inverse, name=out.name)]

@@ -1,0 +1,107 @@
+"""CNN emitters: Conv, BatchNormalization, pools, Resize (opset 18), SiLU as Sigmoid + Mul.
+
+Pooling with static spatial sizes never emits `ceil_mode=1`: ONNX's shape
+inference applies the plain ceil formula, while PyTorch and onnxruntime drop a
+last window that starts in the end padding, and the two sizes would clash in
+the checker. The ceil-mode overhang becomes explicit end padding instead
+(exact for max pooling and for `count_include_pad=0`; with
+`count_include_pad=1` the zero padding is made real with a `Pad` so the
+overhang is not counted). Unknown sizes keep `ceil_mode=1`, which onnxruntime
+runs with PyTorch's rule. float64 ops onnxruntime cannot run are refused
+(see `ptonnx.lowering.float64`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptonnx.ir import get_schema
+from ptonnx.ir.ops.nn_kernels import pool_out_size
+from ptonnx.lowering.float64 import check_float64
+from ptonnx.lowering.registry import emits
+
+
+def attrs_of(node) -> dict:
+    """The node's attributes with the schema's defaults filled in."""
+    return get_schema(node.op).resolve_attrs(node.attrs)
+
+
+@emits("Conv")
+def emit_conv(ctx, node, inputs, outputs):
+    check_float64(node)
+    a = attrs_of(node)
+    kernel = node.inputs[1].shape[2:]
+    extra = {"kernel_shape": list(kernel)} if all(isinstance(k, int) for k in kernel) else {}
+    ctx.emit(
+        "Conv", inputs, outputs,
+        strides=list(a["strides"]), pads=list(a["pads"]), dilations=list(a["dilations"]), group=a["group"], **extra,
+    )
+
+
+@emits("BatchNorm")
+def emit_batch_norm(ctx, node, inputs, outputs):
+    ctx.emit("BatchNormalization", inputs, outputs, epsilon=attrs_of(node)["epsilon"])
+
+
+@emits("GlobalAveragePool", "GlobalMaxPool")
+def emit_global_pool(ctx, node, inputs, outputs):
+    check_float64(node)
+    ctx.emit(node.op, inputs, outputs)
+
+
+def _overhang(node) -> tuple[int, int] | None:
+    """Per-axis ceil-mode overhang past the end padding, or None when a size is unknown."""
+    a = attrs_of(node)
+    sizes = node.inputs[0].shape[2:]
+    if not all(isinstance(s, int) for s in sizes):
+        return None
+    k, s, p, ceil = a["kernel_shape"], a["strides"], a["pads"], a["ceil_mode"]
+    extra = []
+    for axis, size in enumerate(sizes):
+        out = pool_out_size(size, k[axis], s[axis], p[axis], p[axis + 2], ceil)
+        extra.append(max(0, (out - 1) * s[axis] + k[axis] - (size + p[axis] + p[axis + 2])))
+    return tuple(extra)
+
+
+@emits("MaxPool", "AveragePool")
+def emit_pool(ctx, node, inputs, outputs):
+    check_float64(node)
+    a = attrs_of(node)
+    pads = list(a["pads"])
+    attrs = {"kernel_shape": list(a["kernel_shape"]), "strides": list(a["strides"])}
+    average = node.op == "AveragePool"
+    include_pad = average and a["count_include_pad"]
+    extra = _overhang(node)
+    x = inputs[0]
+    if extra is None:
+        attrs["ceil_mode"] = a["ceil_mode"]
+    elif include_pad and any(extra) and any(pads):
+        # Real zeros for the declared padding; the overhang is padding that does not count.
+        x = ctx.emit1("Pad", [x, ctx.const(np.array([0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], np.int64), "pads")])
+        pads, include_pad = [0, 0, extra[0], extra[1]], 0
+    else:
+        pads = [pads[0], pads[1], pads[2] + extra[0], pads[3] + extra[1]]
+        include_pad = include_pad and not any(extra)
+    attrs["pads"] = pads
+    if average:
+        attrs["count_include_pad"] = int(include_pad)
+    ctx.emit(node.op, [x], outputs, **attrs)
+
+
+@emits("Resize")
+def emit_resize(ctx, node, inputs, outputs):
+    check_float64(node)
+    a = attrs_of(node)
+    if a["scales"]:
+        extra_inputs = ["", ctx.const(np.asarray(a["scales"], dtype=np.float32), "scales")]
+    else:
+        extra_inputs = ["", "", ctx.const(np.asarray(a["sizes"], dtype=np.int64), "sizes")]
+    attrs = {"mode": a["mode"], "coordinate_transformation_mode": a["coordinate_transformation_mode"], "axes": list(a["axes"])}
+    if a["mode"] == "nearest":
+        attrs["nearest_mode"] = a["nearest_mode"]
+    ctx.emit("Resize", [inputs[0], *extra_inputs], outputs, **attrs)
+
+
+@emits("SiLU")
+def emit_silu(ctx, node, inputs, outputs):
+    ctx.emit("Mul", [inputs[0], ctx.emit1("Sigmoid", inputs)], outputs)

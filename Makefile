@@ -20,7 +20,9 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider
 
 bench: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e ".[test,bench]"
 	$(PY) benchmarks/compile_speed.py
+	$(PY) benchmarks/fusion.py
 
 clean:
 	rm -rf $(VENV) out .hypothesis *.egg-info

@@ -26,16 +26,21 @@ def attrs_of(node) -> dict:
     return get_schema(node.op).resolve_attrs(node.attrs)
 
 
+def conv_attributes(node) -> dict:
+    """ONNX Conv attributes of a Conv-like node (other schema attributes pass through)."""
+    a = attrs_of(node)
+    for key in ("strides", "pads", "dilations"):
+        a[key] = list(a[key])
+    kernel = node.inputs[1].shape[2:]
+    if all(isinstance(k, int) for k in kernel):
+        a["kernel_shape"] = list(kernel)
+    return a
+
+
 @emits("Conv")
 def emit_conv(ctx, node, inputs, outputs):
     check_float64(node)
-    a = attrs_of(node)
-    kernel = node.inputs[1].shape[2:]
-    extra = {"kernel_shape": list(kernel)} if all(isinstance(k, int) for k in kernel) else {}
-    ctx.emit(
-        "Conv", inputs, outputs,
-        strides=list(a["strides"]), pads=list(a["pads"]), dilations=list(a["dilations"]), group=a["group"], **extra,
-    )
+    ctx.emit("Conv", inputs, outputs, **conv_attributes(node))
 
 
 @emits("BatchNorm")

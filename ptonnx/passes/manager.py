@@ -12,16 +12,20 @@ from ptonnx.ir import Graph, verify
 from ptonnx.passes.base import Pass
 from ptonnx.passes.constant_folding import ConstantFolding
 from ptonnx.passes.dce import DeadCodeElimination
+from ptonnx.passes.float64_via_float32 import Float64ViaFloat32
+from ptonnx.passes.fuse_conv_bn_silu import FuseConvBnSilu
 from ptonnx.passes.unify_dtypes import UnifyDtypes
 
 #: pass name -> factory; `resolve` turns names into pass objects
 PASSES: dict[str, type] = {
     "constant_folding": ConstantFolding,
+    "fuse_conv_bn_silu": FuseConvBnSilu,
     "unify_dtypes": UnifyDtypes,
     "dce": DeadCodeElimination,
+    "float64_via_float32": Float64ViaFloat32,
 }
 
-DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "unify_dtypes", "dce")
+DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "dce")
 
 
 def resolve(spec) -> Pass:

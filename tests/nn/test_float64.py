@@ -12,7 +12,8 @@ import ptonnx
 import ptonnx.nn as nn
 from ptonnx import ir
 from ptonnx.errors import LoweringError
-from ptonnx.lowering.float64 import NO_FLOAT64_KERNEL, Float64ViaFloat32
+from ptonnx.passes import Float64ViaFloat32
+from ptonnx.runtime_support import NO_FLOAT64_KERNEL
 from tests.nn.helpers import compare
 
 rng = np.random.default_rng(11)
@@ -21,12 +22,13 @@ X64 = rng.standard_normal((1, 4, 6, 6))
 #: op -> graph on a float64 (1, 4, 6, 6) input
 NO_KERNEL = {
     "Conv": lambda x: nn.conv2d(x, rng.standard_normal((2, 4, 3, 3)), rng.standard_normal(2), padding=1),
+    "FusedConv": lambda x: nn.silu(nn.conv2d(x, rng.standard_normal((2, 4, 3, 3)), padding=1)),
     "AveragePool": lambda x: nn.avg_pool2d(x, 2, ceil_mode=True),
     "GlobalAveragePool": nn.global_avg_pool2d,
     "GlobalMaxPool": nn.global_max_pool2d,
     "Resize": lambda x: nn.resize(x, scale_factor=1.5, mode="bilinear"),
 }
-OPT_IN = [*ptonnx.DEFAULT_PASSES, Float64ViaFloat32()]
+OPT_IN = [*ptonnx.DEFAULT_PASSES, "float64_via_float32"]
 
 
 def test_the_table_names_the_ops_onnxruntime_lacks():
@@ -36,7 +38,7 @@ def test_the_table_names_the_ops_onnxruntime_lacks():
 @pytest.mark.parametrize("op", sorted(NO_KERNEL))
 def test_float64_op_without_kernel_is_a_clear_lowering_error(op):
     x = pt.tensor("x", shape=X64.shape, dtype="float64")
-    with pytest.raises(LoweringError, match=f"no float64 {op} kernel.*Float64ViaFloat32"):
+    with pytest.raises(LoweringError, match=f"no float64 {op} kernel.*float64_via_float32"):
         ptonnx.compile_function([x], NO_KERNEL[op](x))
 
 
@@ -53,7 +55,7 @@ def test_opt_in_computes_the_op_in_float32_between_casts(op):
 
 def test_the_onnx_mode_user_sees_the_error_too():
     x = pt.tensor("x", shape=X64.shape, dtype="float64")
-    with pytest.raises(LoweringError, match="no float64 Conv kernel"):
+    with pytest.raises(LoweringError, match="no float64 FusedConv kernel"):
         pytensor.function([x], nn.silu(NO_KERNEL["Conv"](x)), mode="ONNX")
 
 

@@ -2,3 +2,4 @@
 
 from ptonnx.ir.ops import elementwise, shape  # noqa: F401
 from ptonnx.ir.ops import nn, tensor  # noqa: F401
+from ptonnx.ir.ops import fused  # noqa: F401  (builds on nn.Conv)

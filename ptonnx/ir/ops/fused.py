@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ptonnx.errors import TypeRuleError
+from ptonnx.ir.ops import nn as _nn  # noqa: F401  (Conv must be registered first)
 from ptonnx.ir.ops import nn_kernels as K
 from ptonnx.ir.registry import OpSchema, get_schema, register
 from ptonnx.ir.types import FLOAT_DTYPES, TensorType

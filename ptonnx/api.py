@@ -27,6 +27,10 @@ class CompiledModel:
         self._session_options = session_options
         self._session = None
 
+    def with_session_options(self, session_options) -> CompiledModel:
+        """The same model, run in a session with other `onnxruntime.SessionOptions`."""
+        return CompiledModel(self.model, self.ir, self.report, session_options)
+
     @property
     def input_names(self) -> list[str]:
         return [i.name for i in self.model.graph.input]

@@ -1,0 +1,23 @@
+"""The main job: `ptonnx` compiles, checks against PyTensor, times and writes a model."""
+
+from __future__ import annotations
+
+import onnx
+
+from ptonnx.cli import main
+
+
+def test_default_main_job_on_a_small_yolo11n(tmp_path, capsys):
+    path = tmp_path / "y.onnx"
+    assert main(["--imgsz", "64", "--runs", "2", "-o", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "fuse_conv_bn_silu" in out and "conv+bn=81, conv+silu=77" in out
+    assert out.count(" ok") == 2 and "MISMATCH" not in out and "fused / unfused" in out
+    model = onnx.load(path)
+    assert not any(n.op_type == "BatchNormalization" for n in model.graph.node)
+
+
+def test_elementwise_example_with_ir(tmp_path, capsys):
+    assert main(["--model", "elementwise", "--runs", "1", "--show-ir", "-o", str(tmp_path / "e.onnx")]) == 0
+    out = capsys.readouterr().out
+    assert "IR after lifting" in out and "const(2: i8[] weak)" in out and "unify_dtypes" in out

@@ -127,24 +127,39 @@ def target_dtypes(node) -> dict[str, str]:
     for var, out in zip(schema.outputs, node.outputs):
         if var not in ALL_DTYPES:
             targets[var] = out.dtype
-    for var in schema.inputs:
+    for var in schema.vars_of_inputs(len(node.inputs)):
         if var in ALL_DTYPES:
             targets[var] = var
     return targets
 
 
+def mixed_inputs(node) -> list[tuple[int, str, str]]:
+    """(input index, its dtype, the dtype its type variable needs) for each input out of line."""
+    schema = get_schema(node.op)
+    targets = target_dtypes(node)
+    return [
+        (i, v.dtype, targets[var])
+        for i, (var, v) in enumerate(zip(schema.vars_of_inputs(len(node.inputs)), node.inputs))
+        if v.dtype != targets[var]
+    ]
+
+
+def disallowed_dtypes(node) -> list[tuple[str, str, frozenset]]:
+    """(type variable, dtype, allowed dtypes) for each variable ONNX does not allow in that dtype."""
+    schema = get_schema(node.op)
+    return [
+        (var, dtype, schema.constraints.get(var, frozenset({var})))
+        for var, dtype in target_dtypes(node).items()
+        if dtype not in schema.constraints.get(var, frozenset({var}))
+    ]
+
+
 def unification_problems(node) -> list[str]:
     """Why `node` cannot be lowered as is: mixed or disallowed input/output dtypes."""
     schema = get_schema(node.op)
-    targets = target_dtypes(node)
-    problems = []
-    for i, (var, v) in enumerate(zip(schema.inputs, node.inputs)):
-        if v.dtype != targets[var]:
-            problems.append(f"input {i} is {v.dtype}, but {var} is {targets[var]}")
-    for var, dtype in targets.items():
-        allowed = schema.constraints.get(var, frozenset({var}))
-        if dtype not in allowed:
-            problems.append(f"{var}={dtype} is not one of {sorted(allowed)}")
+    var_of = schema.vars_of_inputs(len(node.inputs))
+    problems = [f"input {i} is {dtype}, but {var_of[i]} is {target}" for i, dtype, target in mixed_inputs(node)]
+    problems += [f"{var}={dtype} is not one of {sorted(allowed)}" for var, dtype, allowed in disallowed_dtypes(node)]
     return problems
 
 

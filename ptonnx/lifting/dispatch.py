@@ -15,6 +15,8 @@ def lifts(*op_classes: type):
 
     def decorate(fn: Callable) -> Callable:
         for cls in op_classes:
+            if cls in LIFTERS and LIFTERS[cls] is not fn:
+                raise ValueError(f"{cls.__name__} already lifts with {LIFTERS[cls].__module__}.{LIFTERS[cls].__name__}")
             LIFTERS[cls] = fn
         return fn
 

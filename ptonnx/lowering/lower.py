@@ -6,7 +6,8 @@ import onnx
 from onnx import helper
 
 from ptonnx.errors import LoweringError
-from ptonnx.ir import Graph, Value, format_node, unification_problems
+from ptonnx.ir import Graph, Value, format_node
+from ptonnx.ir.registry import disallowed_dtypes, mixed_inputs
 from ptonnx.lowering.context import LowerContext, onnx_dtype
 from ptonnx.lowering.registry import EMITTERS
 
@@ -27,12 +28,19 @@ def check_lowerable(graph: Graph) -> None:
     for node in graph:
         if node.op not in EMITTERS:
             raise LoweringError(f"{format_node(node)}\n  no ONNX lowering for IR op {node.op!r}")
-        problems = unification_problems(node)
-        if problems:
+        mixed = mixed_inputs(node)
+        if mixed:
+            listed = "; ".join(f"input {i} is {dtype}, needs {target}" for i, dtype, target in mixed)
             raise LoweringError(
-                f"{format_node(node)}\n  cannot be lowered: {'; '.join(problems)}.\n"
+                f"{format_node(node)}\n  cannot be lowered: {listed}.\n"
                 "  Inputs that share a type must have one dtype in ONNX: include the "
                 "'unify_dtypes' pass (it is in ptonnx.DEFAULT_PASSES)."
+            )
+        for var, dtype, allowed in disallowed_dtypes(node):
+            raise LoweringError(
+                f"{format_node(node)}\n  cannot be lowered: ONNX {node.op} does not take {dtype} "
+                f"({var}={dtype} is not one of {sorted(allowed)}).\n"
+                f"  Cast its inputs to one of those dtypes in the PyTensor graph."
             )
 
 
@@ -69,7 +77,9 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "") -> onnx.Model
         ctx.emit("Identity", [ctx.name_of(v)], [alias])
         outputs.append(_value_info(alias, v))
 
-    onnx_graph = helper.make_graph(ctx.nodes, name or graph.name, inputs, outputs, ctx.initializers)
+    read = {name for node in ctx.nodes for name in node.input}
+    initializers = [t for t in ctx.initializers if t.name in read]  # an emitter may drop an optional input
+    onnx_graph = helper.make_graph(ctx.nodes, name or graph.name, inputs, outputs, initializers)
     model = helper.make_model(
         onnx_graph,
         opset_imports=[helper.make_opsetid("", OPSET)],

@@ -12,7 +12,8 @@ import attrs
 import numpy as np
 
 from ptonnx.errors import DtypeError
-from ptonnx.ir import Builder, Graph, Node, Value, get_schema, target_dtypes
+from ptonnx.ir import Builder, Graph, Node, Value, get_schema
+from ptonnx.ir.registry import mixed_inputs
 from ptonnx.ir.printer import format_node
 from ptonnx.ir.types import ALL_DTYPES
 from ptonnx.passes.base import PassResult
@@ -26,14 +27,11 @@ class UnifyDtypes:
         casts: dict[tuple[Value, str], Value] = {}
         counts = {"constants_converted": 0, "casts_inserted": 0}
         for node in list(graph):
-            schema = get_schema(node.op)
-            targets = target_dtypes(node)
-            for i, (var, v) in enumerate(zip(schema.inputs, node.inputs)):
-                dtype = targets[var]
-                if v.dtype == dtype:
-                    continue
+            var_of = get_schema(node.op).vars_of_inputs(len(node.inputs))
+            for i, _, dtype in mixed_inputs(node):
+                v = node.inputs[i]
                 if v.const is not None:
-                    new = _convert_constant(node, i, v, dtype, truthiness=var in ALL_DTYPES)
+                    new = _convert_constant(node, i, v, dtype, truthiness=var_of[i] in ALL_DTYPES)
                     counts["constants_converted"] += 1
                 else:
                     new = casts.get((v, dtype))

@@ -57,6 +57,8 @@ def test_yolo11n_compiles_and_matches_pytensor(case, fused):
     n_anchors = sum((imgsz // s) ** 2 for s in (8, 16, 32))
     assert expected.shape == (1, 84, n_anchors)
     assert_detections_match(cm(image)[0], expected)
+    read = {name for node in cm.model.graph.node for name in node.input}
+    assert all(t.name in read for t in cm.model.graph.initializer)  # no dead weights in the file
     if fused:
         assert counts["BatchNormalization"] == 0
         assert len(cm.model.graph.node) <= 320

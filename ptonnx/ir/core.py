@@ -253,6 +253,8 @@ class Graph:
         """Redirect every use of `old` (graph outputs included) to `new`; returns how many."""
         if old is new:
             return 0
+        if old.type.dtype != new.type.dtype or old.type.ndim != new.type.ndim:
+            raise IRError(f"cannot replace {old!r} by {new!r}: a value keeps its dtype and rank")
         uses = list(old._uses)
         for user, index in uses:
             if user is GRAPH_OUTPUT:
@@ -263,6 +265,8 @@ class Graph:
                     self.on_change(user)
             new._uses[(user, index)] = None
         old._uses.clear()
+        if self.on_change is not None and old.producer is not None and old.producer.graph is self:
+            self.on_change(old.producer)
         return len(uses)
 
     def remove(self, node: Node, *, safe: bool = True) -> None:
@@ -277,6 +281,8 @@ class Graph:
                     )
         for i, v in enumerate(node.inputs):
             v._uses.pop((node, i), None)
+        if self.on_change is not None:
+            self._touch_neighbours(node.inputs)
         prev, nxt = node._prev, node._next
         if prev is None:
             self._first = nxt
@@ -289,6 +295,15 @@ class Graph:
         node._prev = node._next = None
         node.graph = None
         self._count -= 1
+
+    def _touch_neighbours(self, values) -> None:
+        """A value lost a use: its producer and remaining users may now match a pattern."""
+        for v in values:
+            if v.producer is not None and v.producer.graph is self:
+                self.on_change(v.producer)
+            for user, _ in v._uses:
+                if user is not GRAPH_OUTPUT:
+                    self.on_change(user)
 
     def _check_member(self, node: Node) -> None:
         if node.graph is not self:

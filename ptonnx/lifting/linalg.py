@@ -52,8 +52,10 @@ def _gemm_like(ctx, node, product: Value, alpha_var, acc_var=None, beta_var=None
 
 @lifts(Dot, Dot22, BatchedDot)
 def lift_dot(ctx, node):
-    x, y = (ctx.value(v) for v in node.inputs)
-    return [ctx.op("MatMul", x, y, name=node.outputs[0].name)]
+    out = node.outputs[0]
+    # PyTensor may pick an output dtype other than the promotion (floatX rules): compute in it.
+    x, y = (ctx.cast(ctx.value(v), out.type.dtype) for v in node.inputs)
+    return [ctx.op("MatMul", x, y, name=out.name)]
 
 
 @lifts(Blockwise)

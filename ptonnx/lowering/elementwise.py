@@ -5,7 +5,7 @@ gives 0), float `Mod` takes the divisor's sign, `And` on ints is bitwise."""
 from __future__ import annotations
 
 from ptonnx.ir import get_schema
-from ptonnx.ir.types import FLOAT_DTYPES
+from ptonnx.ir.types import FLOAT_DTYPES, SIGNED_INT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.registry import emits
 
@@ -40,21 +40,27 @@ RUNTIME_WIDENING = {
 }
 
 
+def widened(ctx, op_type: str, inputs: list[str], dtype: str, t_positions, outputs=1, **attributes) -> list[str]:
+    """Emit `op_type`, through a wider dtype where onnxruntime has no kernel for `dtype`."""
+    wide = RUNTIME_WIDENING.get((op_type, dtype))
+    if wide is None:
+        return ctx.emit(op_type, inputs, outputs, **attributes)
+    args = [ctx.emit1("Cast", [n], to=onnx_dtype(wide)) if i in t_positions else n for i, n in enumerate(inputs)]
+    result = ctx.emit1(op_type, args, **attributes)
+    return ctx.emit("Cast", [result], outputs, to=onnx_dtype(dtype))
+
+
+def where(ctx, cond: str, a: str, b: str, dtype: str, outputs=1) -> str:
+    """`Where` that onnxruntime can run for any dtype."""
+    return widened(ctx, "Where", [cond, a, b], dtype, (1, 2), outputs)[0]
+
+
 @emits(*DIRECT)
 def emit_direct(ctx, node, inputs, outputs):
-    dtype = node.outputs[0].dtype
-    wide = RUNTIME_WIDENING.get((node.op, dtype))
-    if wide is None:
-        ctx.emit(node.op, inputs, outputs)
-        return
     schema = get_schema(node.op)
     out_var = schema.outputs[0]
-    widened = [
-        ctx.emit1("Cast", [name], to=onnx_dtype(wide)) if var == out_var else name
-        for var, name in zip(schema.inputs, inputs)
-    ]
-    result = ctx.emit1(node.op, widened)
-    ctx.emit("Cast", [result], outputs, to=onnx_dtype(dtype))
+    t_positions = [i for i, var in enumerate(schema.inputs) if var == out_var]
+    widened(ctx, node.op, inputs, node.outputs[0].dtype, t_positions, outputs)
 
 
 @emits(*LOGICAL)
@@ -80,16 +86,28 @@ def emit_round_half_away(ctx, node, inputs, outputs):
     up = ctx.emit1("Floor", [ctx.emit1("Add", [x, half])])
     down = ctx.emit1("Ceil", [ctx.emit1("Sub", [x, half])])
     positive = ctx.emit1("Greater", [x, ctx.scalar(0, dtype)])
-    ctx.emit("Where", [positive, up, down], outputs)
+    where(ctx, positive, up, down, dtype, outputs)
 
 
 def _safe_divisor(ctx, node, b, dtype):
-    """(is-zero mask or None, divisor with zeros replaced by 1) for integer division."""
+    """Masks of the divisors integer division cannot take, and the divisor with them replaced by 1.
+
+    Returns (is zero or None, is -1 or None, safe divisor): x / 0 and INT_MIN / -1
+    stop the process with SIGFPE, so neither reaches a hardware division. NumPy
+    gives 0 for x // 0 and x % 0, wraps INT_MIN // -1 to INT_MIN, and x % -1 is 0.
+    """
     divisor = node.inputs[1]
-    if divisor.const is not None and (divisor.const != 0).all():
-        return None, b
-    zero = ctx.emit1("Equal", [b, ctx.scalar(0, dtype)], hint="div_by_zero")
-    return zero, ctx.emit1("Where", [zero, ctx.scalar(1, dtype), b], hint="safe_divisor")
+    signed = dtype in SIGNED_INT_DTYPES
+    known = divisor.const
+    needs_zero = known is None or (known == 0).any()
+    needs_minus_one = signed and (known is None or (known == -1).any())
+    zero = ctx.emit1("Equal", [b, ctx.scalar(0, dtype)], hint="div_by_zero") if needs_zero else None
+    minus_one = ctx.emit1("Equal", [b, ctx.scalar(-1, dtype)], hint="div_by_minus_one") if needs_minus_one else None
+    masks = [m for m in (zero, minus_one) if m is not None]
+    if not masks:
+        return None, None, b
+    unsafe = masks[0] if len(masks) == 1 else ctx.emit1("Or", masks)
+    return zero, minus_one, where(ctx, unsafe, ctx.scalar(1, dtype), b, dtype)
 
 
 def _sign_differs(ctx, r, b, dtype):
@@ -105,15 +123,18 @@ def emit_int_div(ctx, node, inputs, outputs):
     (a, b), dtype = inputs, node.outputs[0].dtype
     if dtype in FLOAT_DTYPES:
         return _float_floor_div(ctx, a, b, dtype, outputs)
-    zero_mask, bs = _safe_divisor(ctx, node, b, dtype)
+    zero, minus_one, bs = _safe_divisor(ctx, node, b, dtype)
     r = ctx.emit1("Mod", [a, bs], fmod=1)
     q = ctx.emit1("Div", [a, bs])
     adjust = ctx.emit1("Cast", [_sign_differs(ctx, r, bs, dtype)], to=onnx_dtype(dtype))
-    if zero_mask is None:
-        ctx.emit("Sub", [q, adjust], outputs)
-    else:
-        floored = ctx.emit1("Sub", [q, adjust])
-        ctx.emit("Where", [zero_mask, ctx.scalar(0, dtype), floored], outputs)
+    fixes = []  # (mask, value there), applied in order
+    if minus_one is not None:  # a // -1 == -a, wrapping like NumPy
+        fixes.append((minus_one, ctx.emit1("Sub", [ctx.scalar(0, dtype), a])))
+    if zero is not None:
+        fixes.append((zero, ctx.scalar(0, dtype)))
+    result = ctx.emit("Sub", [q, adjust], 1 if fixes else outputs)[0]
+    for k, (mask, value) in enumerate(fixes):
+        result = where(ctx, mask, value, result, dtype, outputs if k == len(fixes) - 1 else 1)
 
 
 def _float_floor_div(ctx, a, b, dtype, outputs):
@@ -126,7 +147,7 @@ def _float_floor_div(ctx, a, b, dtype, outputs):
     round_up = ctx.emit1("Greater", [ctx.emit1("Sub", [div, floor]), ctx.scalar(0.5, dtype)])
     floor = ctx.emit1("Add", [floor, ctx.emit1("Cast", [round_up], to=onnx_dtype(dtype))])
     zero = ctx.emit1("Equal", [b, ctx.scalar(0, dtype)])
-    ctx.emit("Where", [zero, ctx.emit1("Div", [a, b]), floor], outputs)
+    where(ctx, zero, ctx.emit1("Div", [a, b]), floor, dtype, outputs)
 
 
 @emits("Mod")
@@ -135,11 +156,7 @@ def emit_mod(ctx, node, inputs, outputs):
     if dtype in FLOAT_DTYPES:
         m = ctx.emit1("Mod", [a, b], fmod=1)
         fix = _sign_differs(ctx, m, b, dtype)
-        ctx.emit("Where", [fix, ctx.emit1("Add", [m, b]), m], outputs)
+        where(ctx, fix, ctx.emit1("Add", [m, b]), m, dtype, outputs)
         return
-    zero_mask, bs = _safe_divisor(ctx, node, b, dtype)
-    if zero_mask is None:
-        ctx.emit("Mod", [a, bs], outputs, fmod=0)
-    else:
-        m = ctx.emit1("Mod", [a, bs], fmod=0)
-        ctx.emit("Where", [zero_mask, ctx.scalar(0, dtype), m], outputs)
+    _, _, bs = _safe_divisor(ctx, node, b, dtype)
+    ctx.emit("Mod", [a, bs], outputs, fmod=0)  # x % 1 == 0 == x % -1 == NumPy's x % 0

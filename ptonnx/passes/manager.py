@@ -86,6 +86,7 @@ class PassManager:
     def run(self, graph: Graph, report: Report | None = None) -> Report:
         report = report if report is not None else Report()
         ran: list[str] = []
+        interface = _interface(graph)
         for p in self.passes:
             before = len(graph)
             start = time.perf_counter()
@@ -99,9 +100,19 @@ class PassManager:
             report.records.append(
                 PassRecord(p.name, seconds, before, len(graph), result.modified, result.rewrites, dict(result.details))
             )
+            if _interface(graph) != interface:
+                raise PassError(
+                    f"pass {p.name!r} changed the graph's inputs or outputs (dtype, rank or count; passes run: "
+                    f"{', '.join(ran)}): {interface} -> {_interface(graph)}"
+                )
             if self.verify_each:
                 try:
                     verify(graph)
                 except VerificationError as exc:
                     raise PassError(f"pass {p.name!r} left an invalid graph (passes run: {', '.join(ran)}):\n{exc}") from exc
         return report
+
+
+def _interface(graph: Graph) -> tuple:
+    """What a pass may not change: the dtype and rank of each input and output."""
+    return tuple((v.dtype, v.type.ndim) for v in graph.inputs), tuple((v.dtype, v.type.ndim) for v in graph.outputs)

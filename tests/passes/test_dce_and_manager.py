@@ -51,7 +51,15 @@ class BreaksTheGraph:
 
     def run(self, graph):
         node = next(iter(graph))
-        node.outputs[0].type = TensorType("float64", (7,))
+        node.outputs[0].type = TensorType("float32", (7,))  # the type rule says (3,)
+        return PassResult(True, 1)
+
+
+class RetypesTheOutput:
+    name = "retypes_the_output"
+
+    def run(self, graph):
+        graph.outputs[0].type = TensorType("float64", (3,))
         return PassResult(True, 1)
 
 
@@ -59,6 +67,46 @@ def test_verify_each_names_the_pass_that_broke_the_graph():
     g, _ = _graph_with_dead_chain()
     with pytest.raises(PassError, match=r"pass 'breaks_the_graph' left an invalid graph \(passes run: dce, breaks_the_graph\)"):
         PassManager(["dce", BreaksTheGraph()], verify_each=True).run(g)
+
+
+def test_a_pass_may_not_change_the_graph_interface_even_unverified():
+    g, _ = _graph_with_dead_chain()
+    with pytest.raises(PassError, match=r"'retypes_the_output' changed the graph's inputs or outputs"):
+        PassManager([RetypesTheOutput()]).run(g)
+
+
+def test_driver_revisits_a_node_whose_input_lost_a_use():
+    """Conv -> BatchNorm plus a dead Sigmoid(conv): once the Sigmoid goes, the BN folds in the same run."""
+    from ptonnx.passes.fuse_conv_bn_silu import fold_batch_norm
+
+    g = Graph()
+    x = g.add_input(TensorType("float32", (1, 2, 4, 4)), "x")
+    b = Builder(g)
+    conv = b.op("Conv", x, Value.constant(np.ones((2, 2, 1, 1), np.float32)), Value.constant(np.zeros(2, np.float32)))
+    b.op("Sigmoid", conv)  # dead, but a second user of conv for now
+    stats = [Value.constant(np.full(2, v, np.float32)) for v in (1.0, 0.0, 0.0, 1.0)]
+    g.set_outputs([b.op("BatchNorm", conv, *stats)])
+
+    @node_rewriter("Sigmoid")
+    def drop_dead(graph, node):
+        if node.outputs[0].num_uses:
+            return False
+        graph.remove(node)
+        return True
+
+    fired = apply_rewrites(g, [fold_batch_norm, drop_dead])
+    assert fired == {"drop_dead": 1, "fold_batch_norm": 1} and g.op_counts() == {"FusedConv": 1}
+
+
+def test_replace_all_uses_keeps_dtype_and_rank():
+    from ptonnx.errors import IRError
+
+    g = Graph()
+    x = g.add_input(TensorType("float32", (3,)), "x")
+    y = Builder(g).op("Neg", x)
+    g.set_outputs([y])
+    with pytest.raises(IRError, match="keeps its dtype and rank"):
+        g.replace_all_uses(y, Value.constant(np.zeros(3, np.int32)))
 
 
 def test_worklist_driver_revisits_users_of_rewritten_nodes():

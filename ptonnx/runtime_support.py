@@ -6,4 +6,4 @@ nor ONNX. Probed on onnxruntime 1.31.
 """
 
 #: IR ops onnxruntime has no float64 kernel for (FusedConv lowers to a Conv)
-NO_FLOAT64_KERNEL = frozenset({"Conv", "FusedConv", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Resize"})
+NO_FLOAT64_KERNEL = frozenset({"Conv", "FusedConv", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Resize", "Erf"})

@@ -39,9 +39,13 @@ SCALAR_OPS: dict[type, str] = {
     ps.Exp: "Exp",
     ps.Log: "Log",
     ps.Sqrt: "Sqrt",
+    ps.Log1p: "Log1p",
+    ps.Expm1: "Expm1",
+    psm.Softplus: "Softplus",
     ps.Sin: "Sin",
     ps.Cos: "Cos",
     ps.Tanh: "Tanh",
+    psm.Erf: "Erf",
     psm.Sigmoid: "Sigmoid",
     ps.Floor: "Floor",
     ps.Ceil: "Ceil",
@@ -138,6 +142,16 @@ def _lift_identity(ctx, scalar_op, inputs, out_dtypes, names, where):
 def _lift_sqr(ctx, scalar_op, inputs, out_dtypes, names, where):
     (x,) = inputs
     return [_apply(ctx, "Mul", [x, x], out_dtypes[0], names[0])]
+
+
+@_special(ps.Clip)
+def _lift_clip(ctx, scalar_op, inputs, out_dtypes, names, where):
+    """PyTensor's clip: lo where x < lo, else hi where x > hi, else x (lo wins if lo > hi; NaN stays)."""
+    x, lo, hi = inputs
+    (dtype,) = out_dtypes
+    below, above = ctx.op("Less", x, lo), ctx.op("Greater", x, hi)
+    upper = _apply(ctx, "Where", [above, hi, x], dtype, None)
+    return [_apply(ctx, "Where", [below, lo, upper], dtype, names[0])]
 
 
 @_special(ps.Composite)

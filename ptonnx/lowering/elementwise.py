@@ -7,6 +7,7 @@ from __future__ import annotations
 from ptonnx.ir import get_schema
 from ptonnx.ir.types import FLOAT_DTYPES, SIGNED_INT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.float64 import check_float64
 from ptonnx.lowering.registry import emits
 
 #: IR ops that are exactly one ONNX op of the same name and meaning
@@ -67,6 +68,12 @@ def emit_direct(ctx, node, inputs, outputs):
 def emit_logical(ctx, node, inputs, outputs):
     on_bool, on_int = LOGICAL[node.op]
     ctx.emit(on_bool if node.inputs[0].dtype == "bool" else on_int, inputs, outputs)
+
+
+@emits("Erf")
+def emit_erf(ctx, node, inputs, outputs):
+    check_float64(node)
+    ctx.emit("Erf", inputs, outputs)
 
 
 @emits("NotEqual")
@@ -160,3 +167,45 @@ def emit_mod(ctx, node, inputs, outputs):
         return
     _, _, bs = _safe_divisor(ctx, node, b, dtype)
     ctx.emit("Mod", [a, bs], outputs, fmod=0)  # x % 1 == 0 == x % -1 == NumPy's x % 0
+
+
+@emits("Log1p")
+def emit_log1p(ctx, node, inputs, outputs):
+    _log1p(ctx, inputs[0], node.outputs[0].dtype, outputs)
+
+
+def _log1p(ctx, x, dtype, outputs=1) -> str:
+    """Kahan's log1p: log(u) * x / (u - 1) with u = 1 + x (x itself where u rounds to 1)."""
+    u = ctx.emit1("Add", [x, ctx.scalar(1, dtype)])
+    um1 = ctx.emit1("Sub", [u, ctx.scalar(1, dtype)])
+    scaled = ctx.emit1("Div", [ctx.emit1("Mul", [ctx.emit1("Log", [u]), x]), um1])
+    # u == inf: log(u) is already right (and x / (u - 1) would be nan)
+    tiny = ctx.emit1("Equal", [u, ctx.scalar(1, dtype)])
+    huge = ctx.emit1("IsInf", [u], detect_negative=0)
+    return where(ctx, tiny, x, where(ctx, huge, u, scaled, dtype), dtype, outputs)
+
+
+@emits("Softplus")
+def emit_softplus(ctx, node, inputs, outputs):
+    """PyTensor's piecewise softplus (ONNX's Softplus overflows to inf for large inputs)."""
+    (x,), dtype = inputs, node.outputs[0].dtype
+    e = ctx.emit1("Exp", [x])
+    middle = ctx.emit1("Add", [x, ctx.emit1("Exp", [ctx.emit1("Neg", [x])])])
+    result = where(ctx, ctx.emit1("Less", [x, ctx.scalar(33.3, dtype)]), middle, x, dtype)
+    result = where(ctx, ctx.emit1("Less", [x, ctx.scalar(18, dtype)]), _log1p(ctx, e, dtype), result, dtype)
+    where(ctx, ctx.emit1("Less", [x, ctx.scalar(-37, dtype)]), e, result, dtype, outputs)
+
+
+@emits("Expm1")
+def emit_expm1(ctx, node, inputs, outputs):
+    """Kahan's expm1: (u - 1) * x / log(u) with u = exp(x); x where u rounds to 1, -1 where u - 1 == -1."""
+    (x,), dtype = inputs, node.outputs[0].dtype
+    u = ctx.emit1("Exp", [x])
+    um1 = ctx.emit1("Sub", [u, ctx.scalar(1, dtype)])
+    scaled = ctx.emit1("Div", [ctx.emit1("Mul", [um1, x]), ctx.emit1("Log", [u])])
+    one = ctx.emit1("Equal", [u, ctx.scalar(1, dtype)])
+    minus_one = ctx.emit1("Equal", [um1, ctx.scalar(-1, dtype)])
+    huge = ctx.emit1("IsInf", [u], detect_negative=0)
+    result = where(ctx, huge, u, scaled, dtype)
+    result = where(ctx, minus_one, um1, result, dtype)
+    where(ctx, one, x, result, dtype, outputs)

@@ -27,6 +27,7 @@ NO_KERNEL = {
     "GlobalAveragePool": nn.global_avg_pool2d,
     "GlobalMaxPool": nn.global_max_pool2d,
     "Resize": lambda x: nn.resize(x, scale_factor=1.5, mode="bilinear"),
+    "Erf": pt.erf,
 }
 OPT_IN = [*ptonnx.DEFAULT_PASSES, "float64_via_float32"]
 

@@ -39,6 +39,17 @@ def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+def _erf(x):
+    from scipy.special import erf  # scipy comes with PyTensor
+
+    return erf(x)
+
+
+def _softplus(x):
+    """log(1 + exp(x)) by PyTensor's piecewise formula (exact where exp would overflow)."""
+    return np.where(x < -37, np.exp(x), np.where(x < 18, np.log1p(np.exp(x)), np.where(x < 33.3, x + np.exp(-x), x)))
+
+
 def elementwise_type_rule(input_vars: tuple[str, ...], out_var: str):
     """Broadcast the input shapes; the dtype is the promoted `T` (or a fixed dtype)."""
 
@@ -106,9 +117,13 @@ ELEMENTWISE: dict[str, tuple] = {
     "Exp": (np.exp, UNARY, "T", FLOAT_DTYPES, "e ** a"),
     "Log": (np.log, UNARY, "T", FLOAT_DTYPES, "natural log"),
     "Sqrt": (np.sqrt, UNARY, "T", FLOAT_DTYPES, "square root"),
+    "Log1p": (np.log1p, UNARY, "T", FLOAT_DTYPES, "log(1 + a), accurate near 0"),
+    "Expm1": (np.expm1, UNARY, "T", FLOAT_DTYPES, "exp(a) - 1, accurate near 0"),
+    "Softplus": (_softplus, UNARY, "T", FLOAT_DTYPES, "log(1 + exp(a)), without overflow"),
     "Sin": (np.sin, UNARY, "T", FLOAT_DTYPES, "sine"),
     "Cos": (np.cos, UNARY, "T", FLOAT_DTYPES, "cosine"),
     "Tanh": (np.tanh, UNARY, "T", FLOAT_DTYPES, "hyperbolic tangent"),
+    "Erf": (_erf, UNARY, "T", FLOAT_DTYPES, "error function"),
     "Sigmoid": (_sigmoid, UNARY, "T", FLOAT_DTYPES, "1 / (1 + exp(-a))"),
     "Floor": (np.floor, UNARY, "T", FLOAT_DTYPES, "round down"),
     "Ceil": (np.ceil, UNARY, "T", FLOAT_DTYPES, "round up"),

@@ -57,15 +57,7 @@ class CompiledModel:
             raise RuntimeMismatchError(f"the model takes {len(inputs)} inputs ({', '.join(self.input_names)}), got {len(arrays)}")
         feed = {}
         for name, value, array in zip(self.input_names, inputs, arrays):
-            arr = np.asarray(array)
-            if arr.dtype.name != value.dtype:
-                cast = arr.astype(value.dtype)
-                if not np.array_equal(cast, arr, equal_nan=arr.dtype.kind == "f"):
-                    raise RuntimeMismatchError(f"input {name} is {value.dtype}; the {arr.dtype} array given does not convert exactly")
-                arr = cast
-            if arr.ndim != value.type.ndim:
-                raise RuntimeMismatchError(f"input {name} has {value.type.ndim} dims ({value.type}); got shape {arr.shape}")
-            feed[name] = arr
+            feed[name] = _as_input(name, value, array)
         return self.session.run(None, feed)
 
     def save(self, path: str | os.PathLike) -> str:
@@ -74,6 +66,21 @@ class CompiledModel:
 
     def __repr__(self) -> str:
         return f"CompiledModel({len(self.model.graph.node)} ONNX nodes, inputs={self.input_names}, outputs={self.output_names})"
+
+
+def _as_input(name: str, value, array) -> np.ndarray:
+    """`array` as the model's input `name` needs it, or a RuntimeMismatchError saying why not."""
+    python_float = isinstance(array, float) and value.dtype.startswith("float")
+    arr = np.asarray(array)
+    if arr.dtype.name != value.dtype:
+        cast = arr.astype(value.dtype)
+        # Python floats are taken in the input's precision, as PyTensor takes them.
+        if not python_float and not np.array_equal(cast, arr, equal_nan=arr.dtype.kind == "f"):
+            raise RuntimeMismatchError(f"input {name} is {value.dtype}; the {arr.dtype} array given does not convert exactly")
+        arr = cast
+    if arr.ndim != value.type.ndim or any(isinstance(d, int) and d != n for d, n in zip(value.shape, arr.shape)):
+        raise RuntimeMismatchError(f"input {name} has type {value.type}; got shape {arr.shape}")
+    return arr
 
 
 def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False, check: bool = True, name: str = "ptonnx", session_options=None) -> CompiledModel:
@@ -122,11 +129,45 @@ def _compile(fgraph, passes, verify_each, check, name, session_options) -> Compi
 
 
 def function_graph(inputs, outputs):
-    """A FunctionGraph over clones of the user's variables (their graph is not touched)."""
+    """A FunctionGraph over clones of the user's variables (their graph is not touched).
+
+    Shared variables that are not inputs become constants holding their current
+    value: an exported model carries its weights.
+    """
     from pytensor.graph.fg import FunctionGraph
 
     outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+    outputs = _freeze_shared(list(inputs), outputs)
     return FunctionGraph(list(inputs), outputs, clone=True)
+
+
+def _freeze_shared(inputs, outputs):
+    import pytensor.tensor as pt
+    from pytensor.compile.sharedvalue import SharedVariable
+    from pytensor.graph.replace import graph_replace
+    from pytensor.graph.traversal import ancestors
+
+    shared = [v for v in ancestors(outputs) if isinstance(v, SharedVariable) and v not in inputs]
+    if not shared:
+        return outputs
+    constants = {v: pt.constant(v.get_value(borrow=False), name=v.name) for v in shared}
+    return graph_replace(outputs, constants, strict=False)
+
+
+def compiled_function_graph(function):
+    """The rewritten graph of a `pytensor.function`, without its state.
+
+    Its shared variables become constants (their current values) and its
+    update outputs are dropped: the model computes the function's outputs.
+    """
+    from pytensor.graph.fg import FunctionGraph
+
+    fgraph = function.maker.fgraph
+    updates = set(getattr(fgraph, "update_mapping", {}) or {})
+    outputs = [o for i, o in enumerate(fgraph.outputs) if i not in updates]
+    explicit = [i.variable for i in function.maker.inputs if not i.implicit]
+    inputs = [v for v, spec in zip(fgraph.inputs, function.maker.inputs) if spec.variable in explicit]
+    return FunctionGraph(inputs, _freeze_shared(inputs, outputs), clone=True)
 
 
 def compile_function(inputs, outputs, passes: Sequence | None = None, **kwargs) -> CompiledModel:
@@ -138,11 +179,11 @@ def export(inputs_or_function, path, outputs=None, passes: Sequence | None = Non
     """Compile and write a `.onnx` file.
 
     Accepts `export([x], path, outputs=[y])` or `export(f, path)` for a compiled
-    `pytensor.function` (its rewritten graph `f.maker.fgraph` is exported).
+    `pytensor.function` (its rewritten graph `f.maker.fgraph` is exported, with
+    shared variables frozen to their current values and updates left out).
     """
-    maker = getattr(inputs_or_function, "maker", None)
-    if maker is not None:
-        cm = compile(maker.fgraph, passes, **kwargs)
+    if getattr(inputs_or_function, "maker", None) is not None:
+        cm = compile(compiled_function_graph(inputs_or_function), passes, **kwargs)
     else:
         if outputs is None:
             raise TypeError("export(inputs, path, outputs=...) needs the outputs to export")

@@ -21,10 +21,13 @@ class ONNXLinker(JITLinker):
     def fgraph_convert(self, fgraph, **kwargs):
         from ptonnx.api import compile
 
-        self.compiled = compile(fgraph, self.passes)
+        # A function without outputs computes nothing; ONNX has no model for it.
+        self.compiled = compile(fgraph, self.passes) if fgraph.outputs else None
         return self.compiled
 
     def jit_compile(self, compiled):
+        if compiled is None:
+            return lambda *inputs: None
         compiled.session  # open the session now, not on the first call
 
         def run(*inputs):

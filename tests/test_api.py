@@ -93,3 +93,41 @@ def test_onnx_mode_is_registered_and_compiles_with_ptonnx():
     f = pytensor.function([x], [x.T * 2], mode="ONNX")
     arr = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(f(arr)[0], arr.T * 2)
+
+
+def test_shared_variables_become_constants_and_updates_are_left_out(tmp_path):
+    w = pytensor.shared(np.arange(2.0), name="w")
+    x = pt.vector("x", dtype="float64")
+    cm = ptonnx.compile_function([x], [x * w])
+    assert cm.input_names == ["x"] and [t.name for t in cm.model.graph.initializer] == ["w"]
+    np.testing.assert_array_equal(cm(np.ones(2))[0], [0.0, 1.0])
+    f = pytensor.function([x], x + w, updates={w: w + 1}, mode=pytensor.compile.mode.Mode(linker="py", optimizer="fast_run"))
+    exported = ptonnx.export(f, tmp_path / "f.onnx")
+    assert exported.input_names == ["x"] and len(exported.output_names) == 1
+    np.testing.assert_array_equal(exported(np.ones(2))[0], [1.0, 2.0])
+
+
+def test_onnx_mode_reads_shared_variables_at_call_time_and_applies_updates():
+    w = pytensor.shared(np.arange(2.0), name="w")
+    x = pt.vector("x", dtype="float64")
+    f = pytensor.function([x], x * w, updates={w: w + 1}, mode="ONNX")
+    np.testing.assert_array_equal(f(np.ones(2)), [0.0, 1.0])
+    np.testing.assert_array_equal(f(np.ones(2)), [1.0, 2.0])
+    assert pytensor.function([], [], mode="ONNX")() == []
+
+
+def test_inputs_are_checked_against_the_signature():
+    x = pt.tensor("x", dtype="float32", shape=(3,))
+    cm = ptonnx.compile_function([x], [x * 2])
+    with pytest.raises(RuntimeMismatchError, match=r"got shape \(4,\)"):
+        cm(np.ones(4, np.float32))
+    s = pt.scalar("s", dtype="float32")
+    assert ptonnx.compile_function([s], [s + 1])(0.1)[0] == np.float32(0.1) + 1  # a Python float, as PyTensor takes it
+
+
+def test_a_graph_without_outputs_is_a_clear_error():
+    from pytensor.graph.fg import FunctionGraph
+
+    x = pt.vector("x")
+    with pytest.raises(LoweringError, match="no outputs"):
+        ptonnx.compile(FunctionGraph([x], [], clone=True))

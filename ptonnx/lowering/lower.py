@@ -45,6 +45,8 @@ def check_lowerable(graph: Graph) -> None:
 
 
 def lower(graph: Graph, *, name: str | None = None, doc: str = "") -> onnx.ModelProto:
+    if not graph.outputs:
+        raise LoweringError(f"graph {graph.name!r} has no outputs; an ONNX model needs at least one")
     check_lowerable(graph)
     ctx = LowerContext()
     inputs = []

@@ -145,7 +145,7 @@ def emit_int_div(ctx, node, inputs, outputs):
 
 
 def _float_floor_div(ctx, a, b, dtype, outputs):
-    """NumPy's npy_floor_divide, step by step, so results agree bit for bit."""
+    """NumPy's npy_floor_divide, step by step, so results agree (up to the sign of a zero)."""
     m = ctx.emit1("Mod", [a, b], fmod=1)
     div = ctx.emit1("Div", [ctx.emit1("Sub", [a, m]), b])
     adjust = ctx.emit1("Cast", [_sign_differs(ctx, m, b, dtype)], to=onnx_dtype(dtype))

@@ -37,10 +37,16 @@ def conv_attributes(node) -> dict:
     return a
 
 
+def conv_inputs(node, inputs: list[str]) -> list[str]:
+    """X, W and B, leaving out a bias that is a constant zero (the IR's Conv always has one)."""
+    bias = node.inputs[2].const
+    return inputs[:2] if bias is not None and not bias.any() else inputs
+
+
 @emits("Conv")
 def emit_conv(ctx, node, inputs, outputs):
     check_float64(node)
-    ctx.emit("Conv", inputs, outputs, **conv_attributes(node))
+    ctx.emit("Conv", conv_inputs(node, inputs), outputs, **conv_attributes(node))
 
 
 @emits("BatchNorm")

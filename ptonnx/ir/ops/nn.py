@@ -15,8 +15,8 @@ from typing import Any
 
 import attrs
 
-from ptonnx.errors import TypeRuleError
 from ptonnx.ir.ops import nn_kernels as K
+from ptonnx.ir.ops.rules import need as _need
 from ptonnx.ir.registry import OpSchema, register
 from ptonnx.ir.types import FLOAT_DTYPES, Dim, TensorType, promote
 
@@ -32,13 +32,10 @@ def _known(*dims: Dim) -> bool:
     return all(isinstance(d, int) for d in dims)
 
 
-def _need(cond: bool, op: str, message: str) -> None:
-    if not cond:
-        raise TypeRuleError(f"{op}: {message}")
 
 
 def _need_ndim(op: str, t: TensorType, ndim: int, what: str = "input") -> None:
-    _need(t.ndim == ndim, op, f"{what} must be {ndim}-D, got {t}")
+    _need(t.ndim == ndim, op, lambda: f"{what} must be {ndim}-D, got {t}")
 
 
 def _check_ints(op: str, attributes: Mapping[str, Any], spec: Mapping[str, tuple[int, int]]) -> None:
@@ -48,14 +45,14 @@ def _check_ints(op: str, attributes: Mapping[str, Any], spec: Mapping[str, tuple
         _need(
             isinstance(value, tuple) and len(value) == length and all(isinstance(v, int) and v >= minimum for v in value),
             op,
-            f"{key} must be a tuple of {length} ints >= {minimum}, got {value!r}",
+            lambda: f"{key} must be a tuple of {length} ints >= {minimum}, got {value!r}",
         )
 
 
 def _merge(op: str, a: Dim, b: Dim, what: str) -> Dim:
     """Two sizes that must agree: the static one wins; a clash is an error."""
     if _known(a, b):
-        _need(a == b, op, f"{what}: {a} != {b}")
+        _need(a == b, op, lambda: f"{what}: {a} != {b}")
     return a if isinstance(a, int) else b
 
 
@@ -69,19 +66,19 @@ def _conv_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tensor
     _need_ndim("Conv", b, 1, "bias")
     _check_ints("Conv", a, {"strides": (2, 1), "pads": (4, 0), "dilations": (2, 1)})
     group = a["group"]
-    _need(isinstance(group, int) and group >= 1, "Conv", f"group must be a positive int, got {group!r}")
+    _need(isinstance(group, int) and group >= 1, "Conv", lambda: f"group must be a positive int, got {group!r}")
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     if _known(c, cg):
-        _need(c == cg * group, "Conv", f"input has {c} channels; weight {w} with group={group} needs {cg} * {group}")
+        _need(c == cg * group, "Conv", lambda: f"input has {c} channels; weight {w} with group={group} needs {cg} * {group}")
     if _known(o):
-        _need(o % group == 0, "Conv", f"{o} output channels are not divisible by group={group}")
+        _need(o % group == 0, "Conv", lambda: f"{o} output channels are not divisible by group={group}")
     o = _merge("Conv", o, b.shape[0], "weight's output channels vs bias length")
     sizes = []
     for axis, (size, k) in enumerate(((h, kh), (wd, kw))):
         s, begin, end, dil = a["strides"][axis], a["pads"][axis], a["pads"][axis + 2], a["dilations"][axis]
         out = K.conv_out_size(size, k, s, begin, end, dil) if _known(size, k) else None
-        _need(out is None or out > 0, "Conv", f"input {x} is smaller than the dilated kernel {w}")
+        _need(out is None or out > 0, "Conv", lambda: f"input {x} is smaller than the dilated kernel {w}")
         sizes.append(out)
     return [TensorType(promote(x.dtype, w.dtype, b.dtype), (n, o, *sizes))]
 
@@ -95,7 +92,7 @@ def _conv(x, w, b, strides, pads, dilations, group):
 
 def _batch_norm_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
     x, *params = types
-    _need(x.ndim >= 2, "BatchNorm", f"input must have a channel axis (N, C, ...), got {x}")
+    _need(x.ndim >= 2, "BatchNorm", lambda: f"input must have a channel axis (N, C, ...), got {x}")
     c = x.shape[1]
     for name, p in zip(("scale", "bias", "mean", "var"), params):
         _need_ndim("BatchNorm", p, 1, name)
@@ -113,12 +110,12 @@ def _pool_rule(op: str):
         _check_ints(op, a, {"kernel_shape": (2, 1), "strides": (2, 1), "pads": (4, 0)})
         for key in ("ceil_mode", "count_include_pad"):
             if key in a:
-                _need(a[key] in (0, 1), op, f"{key} must be 0 or 1, got {a[key]!r}")
+                _need(a[key] in (0, 1), op, lambda: f"{key} must be 0 or 1, got {a[key]!r}")
         kernel, strides, pads = a["kernel_shape"], a["strides"], a["pads"]
         _need(
             all(p <= kernel[i % 2] // 2 for i, p in enumerate(pads)),
             op,
-            f"pads {pads} exceed half the kernel {kernel}; a window could see only padding",
+            lambda: f"pads {pads} exceed half the kernel {kernel}; a window could see only padding",
         )
         sizes = []
         for axis in (0, 1):
@@ -126,7 +123,7 @@ def _pool_rule(op: str):
             out = None
             if _known(size):
                 out = K.pool_out_size(size, kernel[axis], strides[axis], pads[axis], pads[axis + 2], a["ceil_mode"])
-                _need(out > 0, op, f"input {x} is smaller than the kernel {kernel}")
+                _need(out > 0, op, lambda: f"input {x} is smaller than the kernel {kernel}")
             sizes.append(out)
         return [x.with_shape((*x.shape[:2], *sizes))]
 
@@ -136,7 +133,7 @@ def _pool_rule(op: str):
 def _global_pool_rule(op: str):
     def rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
         (x,) = types
-        _need(x.ndim >= 3, op, f"input must be (N, C, spatial...), got {x}")
+        _need(x.ndim >= 3, op, lambda: f"input must be (N, C, spatial...), got {x}")
         return [x.with_shape((*x.shape[:2], *(1,) * (x.ndim - 2)))]
 
     return rule
@@ -149,25 +146,25 @@ def _resize_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tens
     (x,) = types
     axes, scales, sizes = a["axes"], a["scales"], a["sizes"]
     mode, ctm = a["mode"], a["coordinate_transformation_mode"]
-    _need((mode, ctm) in RESIZE_MODES, "Resize", f"mode={mode!r} with {ctm!r} is not one of {sorted(RESIZE_MODES)}")
-    _need(a["nearest_mode"] == "floor", "Resize", f"nearest_mode must be 'floor', got {a['nearest_mode']!r}")
+    _need((mode, ctm) in RESIZE_MODES, "Resize", lambda: f"mode={mode!r} with {ctm!r} is not one of {sorted(RESIZE_MODES)}")
+    _need(a["nearest_mode"] == "floor", "Resize", lambda: f"nearest_mode must be 'floor', got {a['nearest_mode']!r}")
     _need(
         isinstance(axes, tuple) and list(axes) == sorted(set(axes)) and all(isinstance(i, int) and 0 <= i < x.ndim for i in axes),
         "Resize",
-        f"axes {axes!r} must be sorted, distinct axes of {x}",
+        lambda: f"axes {axes!r} must be sorted, distinct axes of {x}",
     )
     _need(bool(scales) != bool(sizes), "Resize", "give exactly one of scales and sizes")
     given = scales or sizes
-    _need(isinstance(given, tuple) and len(given) == len(axes), "Resize", f"need one scale or size per axis {axes}, got {given!r}")
+    _need(isinstance(given, tuple) and len(given) == len(axes), "Resize", lambda: f"need one scale or size per axis {axes}, got {given!r}")
     if scales:
-        _need(all(isinstance(s, float) and s > 0 for s in scales), "Resize", f"scales must be positive floats, got {scales!r}")
+        _need(all(isinstance(s, float) and s > 0 for s in scales), "Resize", lambda: f"scales must be positive floats, got {scales!r}")
     else:
-        _need(all(isinstance(s, int) and s > 0 for s in sizes), "Resize", f"sizes must be positive ints, got {sizes!r}")
+        _need(all(isinstance(s, int) and s > 0 for s in sizes), "Resize", lambda: f"sizes must be positive ints, got {sizes!r}")
     if mode == "linear":
         _need(
             x.ndim in (2, 4) and all(i >= x.ndim - 2 for i in axes),
             "Resize",
-            f"linear mode resizes only the last two axes of a 2-D or 4-D tensor (onnxruntime), got {x} axes {axes}",
+            lambda: f"linear mode resizes only the last two axes of a 2-D or 4-D tensor (onnxruntime), got {x} axes {axes}",
         )
     shape = list(x.shape)
     for k, axis in enumerate(axes):
@@ -175,7 +172,7 @@ def _resize_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tens
             shape[axis] = sizes[k]
         elif _known(shape[axis]):
             shape[axis] = K.resize_out_size(shape[axis], scales[k])
-            _need(shape[axis] > 0, "Resize", f"scale {scales[k]} makes axis {axis} of {x} empty")
+            _need(shape[axis] > 0, "Resize", lambda: f"scale {scales[k]} makes axis {axis} of {x} empty")
         else:
             shape[axis] = None
     return [x.with_shape(tuple(shape))]

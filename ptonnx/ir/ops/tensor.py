@@ -16,6 +16,7 @@ import attrs
 import numpy as np
 
 from ptonnx.errors import TypeRuleError
+from ptonnx.ir.ops.rules import need as _need
 from ptonnx.ir.registry import OpSchema, register
 from ptonnx.ir.types import ALL_DTYPES, FLOAT_DTYPES, Dim, TensorType, broadcast_shapes, promote
 
@@ -35,13 +36,10 @@ class VariadicOpSchema(OpSchema):
         return self.inputs[:1] * n
 
 
-def _need(cond: bool, op: str, message: str) -> None:
-    if not cond:
-        raise TypeRuleError(f"{op}: {message}")
 
 
 def _check_axis(op: str, axis, ndim: int) -> None:
-    _need(isinstance(axis, int) and 0 <= axis < ndim, op, f"axis {axis!r} must be in [0, {ndim})")
+    _need(isinstance(axis, int) and 0 <= axis < ndim, op, lambda: f"axis {axis!r} must be in [0, {ndim})")
 
 
 def _concat_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
@@ -49,15 +47,15 @@ def _concat_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tens
     axis = a["axis"]
     _check_axis("Concat", axis, first.ndim)
     dtypes = sorted({t.dtype for t in types})
-    _need(len(dtypes) == 1, "Concat", f"inputs must share one dtype, got {dtypes}; cast them first")
-    _need(all(t.ndim == first.ndim for t in types), "Concat", f"inputs differ in rank: {[str(t) for t in types]}")
+    _need(len(dtypes) == 1, "Concat", lambda: f"inputs must share one dtype, got {dtypes}; cast them first")
+    _need(all(t.ndim == first.ndim for t in types), "Concat", lambda: f"inputs differ in rank: {[str(t) for t in types]}")
     shape = list(first.shape)
     for t in types[1:]:
         for i, d in enumerate(t.shape):
             if i == axis:
                 continue
             if isinstance(shape[i], int) and isinstance(d, int):
-                _need(shape[i] == d, "Concat", f"axis {i} sizes differ: {[str(t) for t in types]}")
+                _need(shape[i] == d, "Concat", lambda: f"axis {i} sizes differ: {[str(t) for t in types]}")
             elif not isinstance(shape[i], int):
                 shape[i] = d if isinstance(d, int) else shape[i]
     along = [t.shape[axis] for t in types]
@@ -72,11 +70,11 @@ def _split_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
     _need(
         isinstance(split, tuple) and split and all(isinstance(s, int) and s >= 0 for s in split),
         "Split",
-        f"split must be a non-empty tuple of sizes >= 0, got {split!r}",
+        lambda: f"split must be a non-empty tuple of sizes >= 0, got {split!r}",
     )
     size = x.shape[axis]
     if isinstance(size, int):
-        _need(sum(split) == size, "Split", f"sizes {split} do not add up to axis {axis} of {x}")
+        _need(sum(split) == size, "Split", lambda: f"sizes {split} do not add up to axis {axis} of {x}")
     return [x.with_shape(x.shape[:axis] + (s,) + x.shape[axis + 1 :]) for s in split]
 
 
@@ -97,12 +95,12 @@ def _softmax(x, axis):
 
 def _matmul_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
     x, y = types
-    _need(x.ndim >= 1 and y.ndim >= 1, "MatMul", f"inputs must be at least 1-D, got {x} and {y}")
+    _need(x.ndim >= 1 and y.ndim >= 1, "MatMul", lambda: f"inputs must be at least 1-D, got {x} and {y}")
     xs = (1,) + x.shape if x.ndim == 1 else x.shape
     ys = y.shape + (1,) if y.ndim == 1 else y.shape
     k1, k2 = xs[-1], ys[-2]
     if isinstance(k1, int) and isinstance(k2, int):
-        _need(k1 == k2, "MatMul", f"contracted sizes differ: {x} @ {y}")
+        _need(k1 == k2, "MatMul", lambda: f"contracted sizes differ: {x} @ {y}")
     try:
         batch = broadcast_shapes(xs[:-2], ys[:-2])
     except TypeRuleError as exc:
@@ -122,17 +120,17 @@ def _reshape_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Ten
     _need(
         isinstance(shape, tuple) and all(isinstance(d, int) and d >= -1 for d in shape) and shape.count(-1) <= 1,
         "Reshape",
-        f"shape must be a tuple of ints >= -1 with at most one -1, got {shape!r}",
+        lambda: f"shape must be a tuple of ints >= -1 with at most one -1, got {shape!r}",
     )
-    _need(not (-1 in shape and 0 in shape), "Reshape", f"shape {shape} cannot infer -1 next to a zero-sized axis")
+    _need(not (-1 in shape and 0 in shape), "Reshape", lambda: f"shape {shape} cannot infer -1 next to a zero-sized axis")
     known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
     if not x.is_static:
         return [x.with_shape(tuple(None if d == -1 else d for d in shape))]
     total = int(np.prod(x.shape, dtype=np.int64))
     if -1 in shape:
-        _need(known > 0 and total % known == 0, "Reshape", f"cannot reshape {x} to {shape}")
+        _need(known > 0 and total % known == 0, "Reshape", lambda: f"cannot reshape {x} to {shape}")
         shape = tuple(total // known if d == -1 else d for d in shape)
-    _need(int(np.prod(shape, dtype=np.int64)) == total, "Reshape", f"cannot reshape {x} ({total} elements) to {shape}")
+    _need(int(np.prod(shape, dtype=np.int64)) == total, "Reshape", lambda: f"cannot reshape {x} ({total} elements) to {shape}")
     return [x.with_shape(shape)]
 
 

@@ -89,6 +89,16 @@ def _time_interleaved(example, models: dict, runs: int, title: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ptonnx.errors import PtonnxError
+
+    try:
+        return _main(argv)
+    except PtonnxError as exc:  # a user error (bad weights, unsupported op): say it, no traceback
+        print(f"ptonnx: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     import ptonnx
     from ptonnx.api import function_graph

@@ -21,3 +21,16 @@ def test_elementwise_example_with_ir(tmp_path, capsys):
     assert main(["--model", "elementwise", "--runs", "1", "--show-ir", "-o", str(tmp_path / "e.onnx")]) == 0
     out = capsys.readouterr().out
     assert "IR after lifting" in out and "const(2: i8[] weak)" in out and "unify_dtypes" in out
+
+
+def test_bad_weights_are_an_error_message_not_a_traceback(tmp_path, capsys):
+    import numpy as np
+
+    from ptonnx.models import random_weights
+
+    weights = random_weights(0)
+    weights.pop("model.0.conv.weight")
+    np.savez(tmp_path / "bad.npz", **weights)
+    assert main(["--weights", str(tmp_path / "bad.npz"), "--imgsz", "64"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ptonnx: error:") and "model.0.conv.weight" in err and "Traceback" not in err

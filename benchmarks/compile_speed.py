@@ -54,7 +54,6 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -71,6 +70,7 @@ import pytensor.tensor as pt  # noqa: E402
 from pytensor.graph.fg import FunctionGraph  # noqa: E402
 
 import ptonnx  # noqa: E402
+from _common import git_commit  # noqa: E402
 from ptonnx.lifting import lift  # noqa: E402
 from ptonnx.passes import DEFAULT_PASSES  # noqa: E402
 
@@ -321,14 +321,7 @@ def markdown(results: dict, pass_names, ratios: dict, meta: dict, checks: dict) 
 
 
 def _meta(argv) -> dict:
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        commit += " (+ uncommitted changes)" if dirty else ""
-    except Exception:  # noqa: BLE001
-        commit = "unknown"
+    commit = git_commit()
     return {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "machine": f"{platform.system()} {platform.machine()}",

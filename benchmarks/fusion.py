@@ -66,7 +66,6 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -85,6 +84,7 @@ import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.mode import Mode  # noqa: E402
 
 import ptonnx  # noqa: E402
+from _common import git_commit  # noqa: E402
 from ptonnx.api import function_graph  # noqa: E402
 from ptonnx.models import BLOCKS, SIGNAL_GAIN, random_weights, yolo11n  # noqa: E402
 from ptonnx.models.params import Params, random_weights_for  # noqa: E402
@@ -971,14 +971,7 @@ def chart(results: list[dict], path: Path, meta: dict) -> None:
 
 
 def _meta(argv) -> dict:
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        commit += " (+ uncommitted changes)" if dirty else ""
-    except Exception:  # noqa: BLE001
-        commit = "unknown"
+    commit = git_commit()
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:

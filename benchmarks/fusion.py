@@ -80,15 +80,12 @@ import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 import pytensor  # noqa: E402
-import pytensor.tensor as pt  # noqa: E402
 from pytensor.compile.mode import Mode  # noqa: E402
 
 import ptonnx  # noqa: E402
 from _common import git_commit  # noqa: E402
 from ptonnx.api import function_graph  # noqa: E402
-from ptonnx.models import BLOCKS, SIGNAL_GAIN, random_weights, yolo11n  # noqa: E402
-from ptonnx.models.params import Params, random_weights_for  # noqa: E402
-from ptonnx.models.yolo11n import check_size, yolo11n_state_dict_spec  # noqa: E402
+from ptonnx.models import SIGNAL_GAIN, block_graph, random_weights, yolo11n  # noqa: E402
 from ptonnx.passes import DEFAULT_PASSES  # noqa: E402
 
 RESULTS = HERE / "results"
@@ -138,25 +135,11 @@ def parse_workload(key: str) -> tuple[str, int]:
     return kind, int(size)
 
 
-def block_graph_with_gain(name: str, imgsz: int, seed: int, gain: float):
-    """`ptonnx.models.block_graph(name, imgsz, seed)`, but with the conv gain of `random_weights(seed, gain)`.
-
-    (`block_graph` takes no gain; the weights here are the whole model's
-    `random_weights(seed, gain)` restricted to the block's prefix.)
-    """
-    check_size(imgsz, 1)
-    prefix, c_in, stride, builder = BLOCKS[name]
-    spec = {k: v for k, v in yolo11n_state_dict_spec().items() if k.startswith(prefix + ".")}
-    x = pt.tensor("x", dtype="float32", shape=(1, c_in, imgsz // stride, imgsz // stride))
-    p = Params(random_weights_for(spec, seed, gain))
-    return x, builder(x, p, prefix)
-
-
 def build(key: str):
     kind, size = parse_workload(key)
     if kind == "yolo11n":
         return yolo11n(random_weights(SEED, SIGNAL_GAIN), size)
-    return block_graph_with_gain(kind, size, SEED, SIGNAL_GAIN)
+    return block_graph(kind, size, SEED, gain=SIGNAL_GAIN)
 
 
 def workload_label(key: str) -> str:

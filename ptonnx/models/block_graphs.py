@@ -23,15 +23,18 @@ BLOCKS = {
 }
 
 
-def block_graph(name: str, imgsz: int = 640, seed: int = 0, batch: int = 1):
-    """(x, y) for block `name` of YOLO11n run on an `imgsz` image, e.g. "sppf" -> x of shape (1, 256, 20, 20) at 640."""
+def block_graph(name: str, imgsz: int = 640, seed: int = 0, batch: int = 1, gain: float = 1.0):
+    """(x, y) for block `name` of YOLO11n run on an `imgsz` image, e.g. "sppf" -> x of shape (1, 256, 20, 20) at 640.
+
+    The weights are `random_weights(seed, gain)` restricted to the block.
+    """
     if name not in BLOCKS:
         raise ModelArgumentError(f"unknown block {name!r}; choose one of {sorted(BLOCKS)}")
     check_size(imgsz, batch)
     prefix, c_in, stride, builder = BLOCKS[name]
     spec = {k: v for k, v in yolo11n_state_dict_spec().items() if k.startswith(prefix + ".")}
     x = pt.tensor("x", dtype="float32", shape=(batch, c_in, imgsz // stride, imgsz // stride))
-    p = Params(random_weights_for(spec, seed))
+    p = Params(random_weights_for(spec, seed, gain))
     y = builder(x, p, prefix)
     if p.spec != spec:
         raise RuntimeError(f"builder bug: block {name!r} used {sorted(set(p.spec) ^ set(spec))} differently from the model spec")

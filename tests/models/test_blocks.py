@@ -117,3 +117,16 @@ def test_whole_model_matches_reference(gained):
     assert expected[:, 4:].std() > 0.1  # the scores are not saturated or constant: the check has teeth
     np.testing.assert_allclose(out[:, :4], expected[:, :4], rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(out[:, 4:], expected[:, 4:], rtol=1e-4, atol=1e-5)
+
+
+def test_block_graph_gain_scales_the_conv_weights():
+    from ptonnx.models import block_graph
+
+    def conv_weight(gain):
+        x, y = block_graph("conv", imgsz=64, gain=gain)
+        from ptonnx.api import function_graph
+
+        fg = function_graph([x], [y])
+        return next(v.data for n in fg.apply_nodes for v in n.inputs if getattr(v, "name", None) == "model.1.conv.weight")
+
+    np.testing.assert_allclose(conv_weight(2.0), 2.0 * conv_weight(1.0), rtol=1e-6)

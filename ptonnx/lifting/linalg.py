@@ -19,7 +19,7 @@ from pytensor.tensor.math import Dot
 from ptonnx.errors import LiftingError, UnsupportedOpError
 from ptonnx.ir import Value
 from ptonnx.lifting.dispatch import LIFTERS, lifts
-from ptonnx.lifting.tensor import as_dtype, constant_array, require_ints
+from ptonnx.lifting.tensor import constant_array, require_ints
 
 #: Blockwise core ops ptonnx lifts, by class
 BLOCKWISE_CORES = (Dot,)
@@ -34,7 +34,7 @@ def _scale(ctx, value: Value, alpha_var, dtype: str) -> Value:
     """`value * alpha`, skipping a constant alpha of 1."""
     if _is(ctx, alpha_var, 1.0):
         return value
-    return ctx.op("Mul", value, as_dtype(ctx, ctx.value(alpha_var), dtype))
+    return ctx.op("Mul", value, ctx.cast(ctx.value(alpha_var), dtype))
 
 
 def _gemm_like(ctx, node, product: Value, alpha_var, acc_var=None, beta_var=None) -> list[Value]:

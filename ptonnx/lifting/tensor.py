@@ -56,21 +56,12 @@ def normalize_axis(axis: int, ndim: int, where) -> int:
     return axis % ndim
 
 
-def as_dtype(ctx, value: Value, dtype: str) -> Value:
-    """`value` in `dtype`: constants are converted, other values get a Cast."""
-    if value.dtype == dtype:
-        return value
-    if value.const is not None:
-        return Value.constant(value.const.astype(dtype), value.name, weak=value.weak)
-    return ctx.op("Cast", value, to=dtype)
-
-
 @lifts(Join)
 def lift_join(ctx, node):
     out = node.outputs[0]
     (axis,) = require_ints(ctx, node.inputs[0], "join axis", f"Join producing {out}")
     axis = normalize_axis(axis, out.type.ndim, f"Join producing {out}")
-    inputs = [as_dtype(ctx, ctx.value(v), out.type.dtype) for v in node.inputs[1:]]
+    inputs = [ctx.cast(ctx.value(v), out.type.dtype) for v in node.inputs[1:]]
     return [ctx.op("Concat", *inputs, axis=axis, name=out.name)]
 
 
@@ -98,7 +89,7 @@ def lift_make_vector(ctx, node):
     folded = [constant_array(ctx, v) for v in node.inputs]
     if all(f is not None for f in folded):
         return [Value.constant(np.array(folded, dtype=dtype).reshape(len(folded)), out.name)]
-    parts = [ctx.op("Unsqueeze", as_dtype(ctx, ctx.value(v), dtype), axes=(0,)) for v in node.inputs]
+    parts = [ctx.op("Unsqueeze", ctx.cast(ctx.value(v), dtype), axes=(0,)) for v in node.inputs]
     return [ctx.op("Concat", *parts, axis=0, name=out.name)]
 
 

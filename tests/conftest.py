@@ -58,13 +58,36 @@ def assert_same(actual: np.ndarray, expected: np.ndarray, context: str = "", com
         np.testing.assert_array_equal(actual, expected, err_msg=context)
 
 
+def session_options(level: str):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
+    return options
+
+
+#: onnxruntime's graph optimisation levels every comparison runs at: none, and what users get.
+ORT_LEVELS = ("ORT_DISABLE_ALL", "ORT_ENABLE_ALL")
+
+
+def run_at_every_level(cm, *arrays):
+    """{level: outputs} of the compiled model run at each of `ORT_LEVELS`."""
+    return {level: cm.with_session_options(session_options(level))(*arrays) for level in ORT_LEVELS}
+
+
+def assert_matches(cm, arrays, expected, computed_in: str | None = None, compare=None):
+    """Run `cm` at every onnxruntime level and compare each output with `expected`."""
+    compare = compare or (lambda a, e, context: assert_same(a, e, context, computed_in or computation_dtype(cm.ir)))
+    for level, actual in run_at_every_level(cm, *arrays).items():
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            compare(a, e, f"output {i} at {level}\n{cm.ir}")
+
+
 def check_onnx_matches_pytensor(inputs, outputs, arrays, passes=None, **compile_kwargs):
-    """Compile with ptonnx, check the model, run it in onnxruntime, compare with PyTensor."""
+    """Compile with ptonnx, check the model, run it in onnxruntime (every level), compare with PyTensor."""
     outputs = outputs if isinstance(outputs, list | tuple) else [outputs]
     expected = pytensor.function(inputs, list(outputs), mode=REFERENCE_MODE)(*arrays)
     cm = ptonnx.compile_function(inputs, outputs, passes, **compile_kwargs)
     onnx.checker.check_model(cm.model, full_check=True)
-    actual = cm(*arrays)
-    for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-        assert_same(a, e, f"output {i}\n{cm.ir}", computation_dtype(cm.ir))
+    assert_matches(cm, arrays, expected)
     return cm

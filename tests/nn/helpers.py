@@ -10,6 +10,7 @@ from pytensor.compile.mode import Mode
 import ptonnx
 from ptonnx import ir
 from ptonnx.api import function_graph
+from tests.conftest import assert_matches
 
 #: PyTensor's own evaluation: the Ops' perform, no rewrites
 EVAL = Mode(linker="py", optimizer=None)
@@ -36,8 +37,7 @@ def compare(inputs, outputs, arrays, passes=None, tol_dtype: str | None = None):
     cm = ptonnx.compile_function(inputs, outputs, passes)
     onnx.checker.check_model(cm.model, full_check=True)
     ir.verify(cm.ir, unified=True)
-    for i, (a, e) in enumerate(zip(cm(*arrays), expected, strict=True)):
-        assert_close(a, e, tol_dtype, f"output {i}\n{cm.ir}")
+    assert_matches(cm, arrays, expected, compare=lambda a, e, context: assert_close(a, e, tol_dtype, context))
     return cm
 
 
@@ -49,8 +49,7 @@ def compare_compiled(inputs, outputs, arrays, mode=None, tol_dtype: str | None =
     onnx.checker.check_model(cm.model, full_check=True)
     expected = f(*arrays)
     expected = expected if isinstance(expected, list) else [expected]
-    for i, (a, e) in enumerate(zip(cm(*arrays), expected, strict=True)):
-        assert_close(a, e, tol_dtype, f"output {i}\n{cm.ir}")
+    assert_matches(cm, arrays, expected, compare=lambda a, e, context: assert_close(a, e, tol_dtype, context))
     return f, cm
 
 

@@ -9,6 +9,7 @@ from ptonnx.ir.types import FLOAT_DTYPES, SIGNED_INT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.float64 import check_float64
 from ptonnx.lowering.registry import emits
+from ptonnx.runtime_support import RUNTIME_WIDENING
 
 #: IR ops that are exactly one ONNX op of the same name and meaning
 DIRECT = (
@@ -26,19 +27,6 @@ LOGICAL = {
 }
 
 
-#: (ONNX op, dtype) pairs valid in ONNX that onnxruntime's CPU provider has no
-#: kernel for, and the dtype that computes the same result exactly. Probed on
-#: onnxruntime 1.31 with every opset-18 elementwise op and dtype.
-RUNTIME_WIDENING = {
-    ("Max", "int16"): "int32",
-    ("Max", "uint16"): "uint32",
-    ("Min", "int16"): "int32",
-    ("Min", "uint16"): "uint32",
-    ("Where", "bool"): "uint8",
-    ("Where", "int16"): "int32",
-    ("Where", "uint16"): "uint32",
-    ("Where", "uint64"): "int64",  # a pure selection: the bit pattern round-trips
-}
 
 
 def widened(ctx, op_type: str, inputs: list[str], dtype: str, t_positions, outputs=1, **attributes) -> list[str]:

@@ -154,6 +154,36 @@ def _lift_clip(ctx, scalar_op, inputs, out_dtypes, names, where):
     return [_apply(ctx, "Where", [below, lo, upper], dtype, names[0])]
 
 
+#: comparison class -> IR op
+_COMPARISONS = {ps.LT: "Less", ps.LE: "LessOrEqual", ps.GT: "Greater", ps.GE: "GreaterOrEqual", ps.EQ: "Equal", ps.NEQ: "NotEqual"}
+#: IR comparison -> (the same with operands swapped, its result when the left operand is below 0 <= right)
+_ORDER = {
+    "Less": ("Greater", True), "LessOrEqual": ("GreaterOrEqual", True), "Greater": ("Less", False),
+    "GreaterOrEqual": ("LessOrEqual", False), "Equal": ("Equal", False), "NotEqual": ("NotEqual", True),
+}
+_SIGNED = frozenset({"int8", "int16", "int32", "int64"})
+
+
+@_special(*_COMPARISONS)
+def _lift_comparison(ctx, scalar_op, inputs, out_dtypes, names, where):
+    """Comparisons are exact in NumPy, also of a signed integer with a uint64 (which
+    promote to float64: `2**63 - 1 < 2**63` would be False there). Such a pair is
+    compared as uint64 where the signed operand is >= 0; a negative one decides alone."""
+    ir_op = _COMPARISONS[type(scalar_op)]
+    a, b = inputs
+    if not ({a.dtype, b.dtype} & _SIGNED and "uint64" in (a.dtype, b.dtype)):
+        return [_apply(ctx, ir_op, inputs, out_dtypes[0], names[0])]
+    if a.dtype == "uint64":
+        a, b, ir_op = b, a, _ORDER[ir_op][0]
+    negative = ctx.op("Less", a, Value.constant(np.zeros((), a.dtype)))
+    unsigned = ctx.op(ir_op, ctx.cast(a, "uint64"), b)
+    if _ORDER[ir_op][1]:
+        result = ctx.op("Or", negative, unsigned, name=names[0])
+    else:
+        result = ctx.op("And", ctx.op("Not", negative), unsigned, name=names[0])
+    return [result]
+
+
 @_special(ps.Composite)
 def _lift_composite(ctx, scalar_op, inputs, out_dtypes, names, where):
     inner = scalar_op.fgraph

@@ -1,4 +1,8 @@
-"""Emitters: one per IR op, `emit(ctx, node, inputs, outputs)` with ONNX names."""
+"""Emitters: one per IR op, `emit(ctx, node, inputs, outputs)` with ONNX names.
+
+Every emitter is registered through `legalised`, so it sees its node in the
+dtype onnxruntime computes it in (float16 as float32, bool arithmetic as uint8).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,12 @@ EMITTERS: dict[str, Callable] = {}
 
 
 def emits(*ops: str):
+    from ptonnx.lowering.legalise import legalised
+
     def decorate(fn):
+        wrapped = legalised(fn)
         for op in ops:
-            EMITTERS[op] = fn
+            EMITTERS[op] = wrapped
         return fn
 
     return decorate

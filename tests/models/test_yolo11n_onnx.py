@@ -26,7 +26,10 @@ UNFUSED = ["constant_folding", "unify_dtypes", "dce"]
 BOX_TOL = dict(rtol=1e-3, atol=2e-2)
 SCORE_TOL = dict(rtol=1e-3, atol=1e-4)
 #: what PyTorch's exporter followed by onnx-simplifier gives for the same network
-EXPORTER_COUNTS = {"Conv": 88, "Mul": 79, "Sigmoid": 78, "Concat": 21}
+#: PyTorch's exporter + onnx-simplifier give Conv 88, Mul 79, Sigmoid 78, Concat 21; ptonnx emits the
+#: class-score sigmoid of the Detect head as its accurate composition (Exp, Reciprocal, Mul, Where...),
+#: not onnxruntime's Sigmoid, whose negative tail is flushed (README: "Semantics kept")
+EXPORTER_COUNTS = {"Conv": 88, "Mul": 80, "Sigmoid": 77, "Concat": 21}
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,7 @@ def test_yolo11n_compiles_and_matches_pytensor(case, fused):
     assert all(t.name in read for t in cm.model.graph.initializer)  # no dead weights in the file
     if fused:
         assert counts["BatchNormalization"] == 0
-        assert len(cm.model.graph.node) <= 320
+        assert len(cm.model.graph.node) <= 326
         assert {op: counts[op] for op in EXPORTER_COUNTS} == EXPORTER_COUNTS
         record = cm.report["fuse_conv_bn_silu"]
         assert record.details == {"conv+bn": 81, "conv+silu": 77}

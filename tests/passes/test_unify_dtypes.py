@@ -77,7 +77,7 @@ def test_a_constant_promoted_as_pytensor_promotes_it_converts_even_if_inexact():
     assert y.producer.inputs[1].const == np.float64(big)
 
 
-@pytest.mark.parametrize("op, dtype", [("Neg", "uint8"), ("Pow", "int8"), ("Pow", "uint16")])
+@pytest.mark.parametrize("op, dtype", [("Neg", "uint8"), ("Neg", "uint16")])
 def test_wrapping_integer_ops_onnx_lacks_are_computed_wider(op, dtype):
     g = Graph()
     a = g.add_input(TensorType(dtype, (4,)), "a")

@@ -28,7 +28,8 @@ from ptonnx.ir.types import (
 BOOL = frozenset({"bool"})
 LOGICAL = BOOL | INT_DTYPES
 SIGNED = SIGNED_INT_DTYPES | FLOAT_DTYPES
-POW = frozenset({"int32", "int64"}) | FLOAT_DTYPES
+#: NumPy defines these on bool too (`+` is or, `*` and, comparisons order False < True)
+WITH_BOOL = NUMERIC_DTYPES | BOOL
 
 
 def _round_half_away_from_zero(x):
@@ -101,17 +102,17 @@ BINARY = "T", "T"
 
 #: name -> (numpy function, input vars, output var, allowed dtypes of T, doc)
 ELEMENTWISE: dict[str, tuple] = {
-    "Add": (np.add, BINARY, "T", NUMERIC_DTYPES, "a + b"),
+    "Add": (np.add, BINARY, "T", WITH_BOOL, "a + b"),
     "Sub": (np.subtract, BINARY, "T", NUMERIC_DTYPES, "a - b"),
-    "Mul": (np.multiply, BINARY, "T", NUMERIC_DTYPES, "a * b"),
+    "Mul": (np.multiply, BINARY, "T", WITH_BOOL, "a * b"),
     "Div": (np.true_divide, BINARY, "T", FLOAT_DTYPES, "a / b on floats"),
-    "IntDiv": (np.floor_divide, BINARY, "T", NUMERIC_DTYPES, "floor(a / b), NumPy's floor_divide (x // 0 == 0 for ints)"),
-    "Mod": (np.mod, BINARY, "T", NUMERIC_DTYPES, "a mod b with the sign of b (NumPy/Python), x % 0 == 0 for ints"),
-    "Pow": (np.power, BINARY, "T", POW, "a ** b"),
-    "Max": (np.maximum, BINARY, "T", NUMERIC_DTYPES, "elementwise maximum, NaN-propagating"),
-    "Min": (np.minimum, BINARY, "T", NUMERIC_DTYPES, "elementwise minimum, NaN-propagating"),
+    "IntDiv": (np.floor_divide, BINARY, "T", WITH_BOOL, "floor(a / b), NumPy's floor_divide (x // 0 == 0 for ints)"),
+    "Mod": (np.mod, BINARY, "T", WITH_BOOL, "a mod b with the sign of b (NumPy/Python), x % 0 == 0 for ints"),
+    "Pow": (np.power, BINARY, "T", NUMERIC_DTYPES, "a ** b (integers wrap as in NumPy)"),
+    "Max": (np.maximum, BINARY, "T", WITH_BOOL, "elementwise maximum, NaN-propagating"),
+    "Min": (np.minimum, BINARY, "T", WITH_BOOL, "elementwise minimum, NaN-propagating"),
     "Neg": (np.negative, UNARY, "T", SIGNED, "-a"),
-    "Abs": (np.abs, UNARY, "T", NUMERIC_DTYPES, "|a|"),
+    "Abs": (np.abs, UNARY, "T", WITH_BOOL, "|a|"),
     "Sign": (np.sign, UNARY, "T", NUMERIC_DTYPES, "-1, 0 or 1"),
     "Reciprocal": (np.reciprocal, UNARY, "T", FLOAT_DTYPES, "1 / a"),
     "Exp": (np.exp, UNARY, "T", FLOAT_DTYPES, "e ** a"),
@@ -130,10 +131,10 @@ ELEMENTWISE: dict[str, tuple] = {
     "Round": (np.round, UNARY, "T", FLOAT_DTYPES, "round half to even"),
     "RoundHalfAwayFromZero": (_round_half_away_from_zero, UNARY, "T", FLOAT_DTYPES, "floor(a+0.5) if a>0 else ceil(a-0.5)"),
     "Identity": (lambda a: a, UNARY, "T", ALL_DTYPES, "a"),
-    "Less": (np.less, BINARY, "bool", NUMERIC_DTYPES, "a < b"),
-    "Greater": (np.greater, BINARY, "bool", NUMERIC_DTYPES, "a > b"),
-    "LessOrEqual": (np.less_equal, BINARY, "bool", NUMERIC_DTYPES, "a <= b"),
-    "GreaterOrEqual": (np.greater_equal, BINARY, "bool", NUMERIC_DTYPES, "a >= b"),
+    "Less": (np.less, BINARY, "bool", WITH_BOOL, "a < b"),
+    "Greater": (np.greater, BINARY, "bool", WITH_BOOL, "a > b"),
+    "LessOrEqual": (np.less_equal, BINARY, "bool", WITH_BOOL, "a <= b"),
+    "GreaterOrEqual": (np.greater_equal, BINARY, "bool", WITH_BOOL, "a >= b"),
     "Equal": (np.equal, BINARY, "bool", ALL_DTYPES, "a == b"),
     "NotEqual": (np.not_equal, BINARY, "bool", ALL_DTYPES, "a != b"),
     "And": (np.bitwise_and, BINARY, "T", LOGICAL, "logical and on bool, bitwise on ints"),

@@ -1,0 +1,96 @@
+"""Compute dtypes: an IR op whose dtype onnxruntime cannot compute exactly as NumPy does
+is emitted in a wider dtype, with Casts around it, one IR node at a time.
+
+- float16: onnxruntime's CPU provider has float16 kernels for few ops; for the
+  others it inserts Casts to float32 itself and then drops the Casts between
+  consecutive ops, so a chain runs in float32 without rounding in between
+  (`cast(h * h, "float32")` with h = 65 gives 4225; NumPy 4224). NumPy computes
+  each float16 ufunc in float32 and rounds the result to float16: emitting
+  every float16 op as exactly that (Cast, the float32 op, Cast back) gives
+  NumPy's numbers, and explicit Casts are kept at every optimisation level.
+- bool: ONNX arithmetic takes no bool. NumPy's bool `+`, `*`, maximum, minimum,
+  `//`, `%`, abs and comparisons equal the uint8 results cast back to bool.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+
+
+from ptonnx.ir import Value, get_schema
+from ptonnx.ir.types import ALL_DTYPES
+from ptonnx.lowering.context import onnx_dtype
+
+#: IR ops that move or convert data and never round: emitted in their own dtype
+EXACT_OPS = frozenset({"Cast", "Identity"})
+#: IR ops computed in uint8 when their operands are bool
+BOOL_VIA_UINT8 = frozenset({
+    "Add", "Mul", "IntDiv", "Mod", "Max", "Min", "Abs", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+})
+
+
+def compute_dtype(op: str, dtype: str) -> str | None:
+    """The dtype IR op `op` on `dtype` operands is emitted in, or None for its own."""
+    schema = get_schema(op)
+    if schema.layout_only or op in EXACT_OPS:
+        return None
+    if dtype == "float16":
+        return "float32"
+    if dtype == "bool" and op in BOOL_VIA_UINT8:
+        return "uint8"
+    return None
+
+
+def _retyped(value: Value, dtype: str) -> Value:
+    const = None if value.const is None else value.const.astype(dtype)
+    return Value(value.type.with_dtype(dtype), value.name, const=const)
+
+
+def legalised(emitter):
+    """Wrap `emitter` so that it sees (and emits) the node in its compute dtype."""
+
+    def emit(ctx, node, inputs, outputs):
+        schema = get_schema(node.op)
+        variables = schema.vars_of_inputs(len(node.inputs))
+        wide = {}
+        for var, v in zip(variables, node.inputs):
+            if var not in ALL_DTYPES:
+                target = compute_dtype(node.op, v.dtype)
+                if target is not None:
+                    wide[var] = target
+        for var, v in zip(schema.outputs, node.outputs):
+            if var not in ALL_DTYPES and var not in wide:
+                target = compute_dtype(node.op, v.dtype)
+                if target is not None:
+                    wide[var] = target
+        if not wide:
+            return emitter(ctx, node, inputs, outputs)
+        new_inputs, new_names = [], []
+        for var, v, name in zip(variables, node.inputs, inputs):
+            if var in wide and v.dtype != wide[var]:
+                new_inputs.append(_retyped(v, wide[var]))
+                new_names.append(ctx.emit1("Cast", [name], hint=f"{name}_{wide[var]}", to=onnx_dtype(wide[var])))
+            else:
+                new_inputs.append(v)
+                new_names.append(name)
+        new_outputs, out_names, back = [], [], []
+        for var, v, name in zip(schema.outputs, node.outputs, outputs):
+            if var in wide and v.dtype != wide[var]:
+                new_outputs.append(_retyped(v, wide[var]))
+                wide_name = ctx.unique(f"{name}_{wide[var]}")
+                out_names.append(wide_name)
+                back.append((wide_name, name, v.dtype))
+            else:
+                new_outputs.append(v)
+                out_names.append(name)
+        view = SimpleNamespace(op=node.op, attrs=node.attrs, name=node.name, inputs=tuple(new_inputs), outputs=tuple(new_outputs))
+        emitter(ctx, view, new_names, out_names)
+        for wide_name, name, dtype in back:
+            ctx.emit("Cast", [wide_name], [name], to=onnx_dtype(dtype))
+
+    emit.__wrapped__ = emitter
+    return emit
+
+
+

@@ -54,6 +54,8 @@ def assert_same(actual: np.ndarray, expected: np.ndarray, context: str = "", com
     if expected.dtype.kind == "f":
         tol_dtype = min(expected.dtype.name, computed_in or expected.dtype.name, key=lambda d: np.dtype(d).itemsize)
         np.testing.assert_allclose(actual, expected, equal_nan=True, err_msg=context, **TOLERANCE[tol_dtype])
+        zeros = (expected == 0) & (actual == 0)  # -0.0 and 0.0 differ after 1/x, log, arctan2...
+        np.testing.assert_array_equal(np.signbit(actual[zeros]), np.signbit(expected[zeros]), err_msg=f"sign of zero: {context}")
     else:
         np.testing.assert_array_equal(actual, expected, err_msg=context)
 

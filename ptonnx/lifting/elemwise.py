@@ -175,6 +175,8 @@ def _lift_comparison(ctx, scalar_op, inputs, out_dtypes, names, where):
         return [_apply(ctx, ir_op, inputs, out_dtypes[0], names[0])]
     if a.dtype == "uint64":
         a, b, ir_op = b, a, _ORDER[ir_op][0]
+    if a.const is not None and (a.const >= 0).all():  # a literal such as `u > 0`: exact as uint64
+        return [ctx.op(ir_op, ctx.cast(a, "uint64"), b, name=names[0])]
     negative = ctx.op("Less", a, Value.constant(np.zeros((), a.dtype)))
     unsigned = ctx.op(ir_op, ctx.cast(a, "uint64"), b)
     if _ORDER[ir_op][1]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ptonnx.ir.types import FLOAT_DTYPES, SIGNED_INT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
-from ptonnx.lowering.elementwise import where
+from ptonnx.lowering.elementwise import is_negative, where, with_zero_sign
 from ptonnx.lowering.registry import emits
 
 
@@ -63,7 +63,7 @@ def emit_int_div(ctx, node, inputs, outputs):
 
 
 def _float_floor_div(ctx, a, b, dtype, outputs):
-    """NumPy's npy_floor_divide, step by step, so results agree (up to the sign of a zero)."""
+    """NumPy's npy_floor_divide, step by step, so results agree (the sign of a zero too)."""
     m = ctx.emit1("Mod", [a, b], fmod=1)
     div = ctx.emit1("Div", [ctx.emit1("Sub", [a, m]), b])
     adjust = ctx.emit1("Cast", [_sign_differs(ctx, m, b, dtype)], to=onnx_dtype(dtype))
@@ -71,8 +71,10 @@ def _float_floor_div(ctx, a, b, dtype, outputs):
     floor = ctx.emit1("Floor", [div])
     round_up = ctx.emit1("Greater", [ctx.emit1("Sub", [div, floor]), ctx.scalar(0.5, dtype)])
     floor = ctx.emit1("Add", [floor, ctx.emit1("Cast", [round_up], to=onnx_dtype(dtype))])
+    quotient = ctx.emit1("Div", [a, b])
+    floor = with_zero_sign(ctx, floor, is_negative(ctx, quotient, dtype), dtype)  # NumPy: copysign(0, a / b)
     zero = ctx.emit1("Equal", [b, ctx.scalar(0, dtype)])
-    where(ctx, zero, ctx.emit1("Div", [a, b]), floor, dtype, outputs)
+    where(ctx, zero, quotient, floor, dtype, outputs)
 
 
 @emits("Mod")
@@ -81,7 +83,8 @@ def emit_mod(ctx, node, inputs, outputs):
     if dtype in FLOAT_DTYPES:
         m = ctx.emit1("Mod", [a, b], fmod=1)
         fix = _sign_differs(ctx, m, b, dtype)
-        where(ctx, fix, ctx.emit1("Add", [m, b]), m, dtype, outputs)
+        m = where(ctx, fix, ctx.emit1("Add", [m, b]), m, dtype)
+        with_zero_sign(ctx, m, is_negative(ctx, b, dtype), dtype, outputs)  # NumPy: copysign(0, b)
         return
     _, _, bs = _safe_divisor(ctx, node, b, dtype)
     ctx.emit("Mod", [a, bs], outputs, fmod=0)  # x % 1 == 0 == x % -1 == NumPy's x % 0

@@ -4,7 +4,10 @@ gives 0), float `Mod` takes the divisor's sign, `And` on ints is bitwise."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ptonnx.ir import get_schema
+from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.float64 import check_float64
 from ptonnx.lowering.registry import emits
@@ -13,8 +16,8 @@ from ptonnx.runtime_support import RUNTIME_WIDENING
 #: IR ops that are exactly one ONNX op of the same name and meaning
 DIRECT = (
     "Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Abs", "Sign", "Reciprocal",
-    "Exp", "Log", "Sqrt", "Sin", "Cos", "Floor", "Ceil", "Round",
-    "Identity", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Equal", "Where",
+    "Exp", "Log", "Sqrt", "Floor", "Ceil", "Round",
+    "Identity", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Equal",
 )
 
 #: IR logical op -> (ONNX op on bool, ONNX op on integers)
@@ -39,16 +42,76 @@ def widened(ctx, op_type: str, inputs: list[str], dtype: str, t_positions, outpu
 
 
 def where(ctx, cond: str, a: str, b: str, dtype: str, outputs=1) -> str:
-    """`Where` that onnxruntime can run for any dtype."""
+    """`Where` that onnxruntime can run for any dtype.
+
+    onnxruntime's float Where turns a -0.0 taken from `a` into +0.0 (from `b` it
+    keeps it): callers pass a value whose zero sign matters as `b`.
+    """
     return widened(ctx, "Where", [cond, a, b], dtype, (1, 2), outputs)[0]
 
 
-@emits(*DIRECT)
+def _negative_zero(ctx, value: str, known, dtype: str) -> str | None:
+    """value is -0.0 (None when a constant has none): 0 and 1 / value < 0."""
+    if known is not None and not (np.signbit(known) & (known == 0)).any():
+        return None
+    zero = ctx.emit1("Equal", [value, ctx.scalar(0, dtype)])
+    return ctx.emit1("And", [zero, ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])])
+
+
+@emits("Where")
+def emit_where(ctx, node, inputs, outputs):
+    """The user's `switch`, keeping the sign of a selected zero.
+
+    onnxruntime's float Where gives +0.0 for a -0.0 taken from its first branch,
+    and its optimiser swaps the branches of Where(Not(c), a, b), so no branch is
+    safe. The result is |selected| times a factor of -1 or 1 (never zero, so its
+    own sign survives): -1 where the selected value is negative or is a -0.0.
+    """
+    cond, a, b = inputs
+    dtype = node.outputs[0].dtype
+    selected = where(ctx, cond, a, b, dtype, 1 if dtype in FLOAT_DTYPES else outputs)
+    if dtype not in FLOAT_DTYPES:
+        return
+    picks = [(cond, _negative_zero(ctx, a, node.inputs[1].const, dtype))]
+    picks.append((ctx.emit1("Not", [cond]), _negative_zero(ctx, b, node.inputs[2].const, dtype)))
+    negative_zero = None
+    for taken, is_negative_zero in picks:
+        if is_negative_zero is not None:
+            term = ctx.emit1("And", [taken, is_negative_zero])
+            negative_zero = term if negative_zero is None else ctx.emit1("Or", [negative_zero, term])
+    if negative_zero is None:
+        ctx.emit("Identity", [selected], outputs)
+        return
+    with_zero_sign(ctx, selected, negative_zero, dtype, outputs)
+
+
+def with_zero_sign(ctx, value: str, negative_zero: str, dtype: str, outputs=1) -> str:
+    """`value`, but -0.0 where the bool `negative_zero` says a zero result is negative.
+
+    Computed as |value| times -1 or 1: the factors are never zero, so no Where has
+    a zero to lose the sign of (onnxruntime's Where gives +0.0 for a -0.0 taken
+    from its first branch).
+    """
+    negative = ctx.emit1("Or", [ctx.emit1("Less", [value, ctx.scalar(0, dtype)]), negative_zero])
+    factor = where(ctx, negative, ctx.scalar(-1, dtype), ctx.scalar(1, dtype), dtype)
+    return ctx.emit("Mul", [ctx.emit1("Abs", [value]), factor], outputs)[0]
+
+
+def is_negative(ctx, value: str, dtype: str) -> str:
+    """value < 0 or value is -0.0 (1 / value < 0); false for NaN."""
+    return ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])
+
+
 def emit_direct(ctx, node, inputs, outputs):
     schema = get_schema(node.op)
     out_var = schema.outputs[0]
     t_positions = [i for i, var in enumerate(schema.inputs) if var == out_var]
     widened(ctx, node.op, inputs, node.outputs[0].dtype, t_positions, outputs)
+
+
+#: emitters of other modules fall back to it for the dtypes they need no care in
+DIRECT_EMITTER = emit_direct
+emits(*DIRECT)(emit_direct)
 
 
 @emits(*LOGICAL)

@@ -10,26 +10,40 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 
-from ptonnx.errors import LoweringError, PassError, RuntimeMismatchError, VerificationError
+from ptonnx.errors import (
+    LoweringError,
+    PassError,
+    RuntimeMismatchError,
+    SignatureError,
+    VerificationError,
+)
 from ptonnx.ir import Graph, verify
 from ptonnx.lifting import lift
+from ptonnx.lifting.lift import output_names
 from ptonnx.lowering import lower
+from ptonnx.model_files import TempCopy, needs_external_data, save_model
 from ptonnx.passes import PassManager, Report
 
 
 class CompiledModel:
-    """An ONNX model compiled from a PyTensor graph, runnable through onnxruntime."""
+    """An ONNX model compiled from a PyTensor graph, runnable through onnxruntime.
 
-    def __init__(self, model: onnx.ModelProto, ir: Graph, report: Report, session_options=None):
+    A model too large for one protobuf message (2 GiB, `ptonnx.model_files.MAX_PROTO_BYTES`)
+    stays whole in `model`; it is checked, run and saved through files with ONNX external data.
+    """
+
+    def __init__(self, model: onnx.ModelProto, ir: Graph, report: Report, session_options=None, *, _copy: TempCopy | None = None):
         self.model = model
         self.ir = ir
         self.report = report
         self._session_options = session_options
         self._session = None
+        self._copy = _copy if _copy is not None else TempCopy(model)
+        self._dims = None
 
     def with_session_options(self, session_options) -> CompiledModel:
         """The same model, run in a session with other `onnxruntime.SessionOptions`."""
-        return CompiledModel(self.model, self.ir, self.report, session_options)
+        return CompiledModel(self.model, self.ir, self.report, session_options, _copy=self._copy)
 
     @property
     def input_names(self) -> list[str]:
@@ -45,9 +59,8 @@ class CompiledModel:
         if self._session is None:
             import onnxruntime as ort
 
-            self._session = ort.InferenceSession(
-                self.model.SerializeToString(), sess_options=self._session_options, providers=["CPUExecutionProvider"]
-            )
+            source = self._copy.path() if needs_external_data(self.model) else self.model.SerializeToString()
+            self._session = ort.InferenceSession(source, sess_options=self._session_options, providers=["CPUExecutionProvider"])
         return self._session
 
     def __call__(self, *arrays) -> list[np.ndarray]:
@@ -55,40 +68,93 @@ class CompiledModel:
         inputs = self.ir.inputs
         if len(arrays) != len(inputs):
             raise RuntimeMismatchError(f"the model takes {len(inputs)} inputs ({', '.join(self.input_names)}), got {len(arrays)}")
-        feed = {}
-        for name, value, array in zip(self.input_names, inputs, arrays):
-            feed[name] = _as_input(name, value, array)
-        return self.session.run(None, feed)
+        feed = {name: _as_input(name, value, array) for name, value, array in zip(self.input_names, inputs, arrays)}
+        self._check_symbolic_dims(feed)
+        session = self.session  # a model onnxruntime cannot load is not the inputs' fault
+        try:
+            return session.run(None, feed)
+        except Exception as exc:
+            if not type(exc).__module__.startswith("onnxruntime"):
+                raise
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RuntimeMismatchError(
+                f"onnxruntime could not run the model on the inputs {_describe(feed)}:\n  {message}\n"
+                "Check that the input shapes fit together as the PyTensor graph needs (dims that broadcast "
+                "are equal or 1); if they do, this is a ptonnx bug: please report it."
+            ) from exc
 
-    def save(self, path: str | os.PathLike) -> str:
-        onnx.save_model(self.model, os.fspath(path))
-        return os.fspath(path)
+    def _check_symbolic_dims(self, feed: dict[str, np.ndarray]) -> None:
+        """Inputs that share a named dim (an ONNX `dim_param`) must agree on its size."""
+        if self._dims is None:
+            self._dims = [
+                (i.name, axis, d.dim_param)
+                for i in self.model.graph.input
+                for axis, d in enumerate(i.type.tensor_type.shape.dim)
+                if d.dim_param
+            ]
+        sizes: dict[str, tuple[str, int]] = {}
+        for name, axis, param in self._dims:
+            size = feed[name].shape[axis]
+            first = sizes.setdefault(param, (name, size))
+            if first[1] != size:
+                raise RuntimeMismatchError(
+                    f"inputs {first[0]} and {name} share the dimension {param!r} but disagree on its size "
+                    f"({first[1]} vs {size}): {_describe(feed)}"
+                )
+
+    def save(self, path: str | os.PathLike, *, external_data: bool | None = None) -> str:
+        """Write the `.onnx` file. A model over 2 GiB (or with `external_data=True`) keeps its
+        tensors in `<path>.data` beside it (ONNX external data); `onnx.load(path)` reads both."""
+        path = os.fspath(path)
+        save_model(self.model, path, needs_external_data(self.model) if external_data is None else external_data)
+        return path
 
     def __repr__(self) -> str:
         return f"CompiledModel({len(self.model.graph.node)} ONNX nodes, inputs={self.input_names}, outputs={self.output_names})"
 
 
+def _describe(feed: dict[str, np.ndarray]) -> str:
+    return ", ".join(f"{name}: {a.dtype} {tuple(a.shape)}" for name, a in feed.items())
+
+
 def _as_input(name: str, value, array) -> np.ndarray:
     """`array` as the model's input `name` needs it, or a RuntimeMismatchError saying why not."""
     python_float = isinstance(array, float) and value.dtype.startswith("float")
-    arr = np.asarray(array)
-    if arr.dtype.name != value.dtype:
-        cast = arr.astype(value.dtype)
-        # Python floats are taken in the input's precision, as PyTensor takes them.
-        if not python_float and not np.array_equal(cast, arr, equal_nan=arr.dtype.kind == "f"):
-            raise RuntimeMismatchError(f"input {name} is {value.dtype}; the {arr.dtype} array given does not convert exactly")
-        arr = cast
+    try:
+        arr = np.asarray(array)
+        if not arr.dtype.isnative:  # onnxruntime reads the bytes as they lie: big-endian data must be swapped
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+        if arr.dtype.name != value.dtype:
+            cast = arr.astype(value.dtype)
+            # Python floats are taken in the input's precision, as PyTensor takes them.
+            if not python_float and not np.array_equal(cast, arr, equal_nan=arr.dtype.kind == "f"):
+                raise RuntimeMismatchError(f"input {name} is {value.dtype}; the {arr.dtype} array given does not convert exactly")
+            arr = cast
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, RuntimeMismatchError):
+            raise
+        raise RuntimeMismatchError(f"input {name} is {value.dtype}; got {type(array).__name__} {array!r:.80}, which is not that ({exc})") from None
     if arr.ndim != value.type.ndim or any(isinstance(d, int) and d != n for d, n in zip(value.shape, arr.shape)):
         raise RuntimeMismatchError(f"input {name} has type {value.type}; got shape {arr.shape}")
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")
     return arr
 
 
 def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False, check: bool = True, name: str = "ptonnx", session_options=None) -> CompiledModel:
-    """Lift `fgraph` (a PyTensor FunctionGraph), run `passes`, lower to ONNX opset 18.
+    """Lift `fgraph`, run `passes`, lower to ONNX opset 18.
 
-    `passes=None` runs `ptonnx.DEFAULT_PASSES`. Whatever the list, the result is
-    a valid model or a `ptonnx.errors` exception saying what to add.
+    `fgraph` is a PyTensor FunctionGraph or a compiled `pytensor.function` (its
+    rewritten graph, as `export` takes it). `passes=None` runs
+    `ptonnx.DEFAULT_PASSES`; a name, a pass object or a pass class stands for a
+    list of one. Whatever the list, the result is a valid model or a
+    `ptonnx.errors` exception saying what to add.
+
+    The model's outputs carry the names of the PyTensor output variables; an
+    unnamed output is `output_<i>` (its position), and an output whose name is
+    already taken (by an input or an earlier output) is `<name>_<i>`.
     """
+    fgraph = _as_function_graph(fgraph)
     # The IR is many small objects: a full garbage collection mid-compile walks the
     # user's whole PyTensor graph too, so the collector waits until compile is done.
     gc_was_enabled = gc.isenabled()
@@ -100,14 +166,28 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
             gc.enable()
 
 
+def _as_function_graph(graph):
+    from pytensor.graph.fg import FunctionGraph
+
+    if isinstance(graph, FunctionGraph):
+        return graph
+    if getattr(graph, "maker", None) is not None:
+        return compiled_function_graph(graph)
+    raise SignatureError(
+        f"ptonnx.compile takes a FunctionGraph or a pytensor.function, not {type(graph).__name__}; "
+        "for variables use ptonnx.compile_function(inputs, outputs)"
+    )
+
+
 def _compile(fgraph, passes, verify_each, check, name, session_options) -> CompiledModel:
     report = Report()
+    manager = PassManager(passes, verify_each=verify_each)  # a wrong `passes` fails before any work
     start = time.perf_counter()
     graph = lift(fgraph, name)
     report.stages["lift"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    PassManager(passes, verify_each=verify_each).run(graph, report)
+    manager.run(graph, report)
     report.stages["passes"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -116,29 +196,68 @@ def _compile(fgraph, passes, verify_each, check, name, session_options) -> Compi
     except VerificationError as exc:
         ran = ", ".join(r.name for r in report.records) or "none"
         raise PassError(f"the passes ({ran}) left an invalid IR graph:\n{exc}") from exc
-    model = lower(graph, name=name)
+    model = lower(graph, name=name, output_names=output_names(fgraph))
     report.stages["lower"] = time.perf_counter() - start
+    cm = CompiledModel(model, graph, report, session_options)
     if check:
         start = time.perf_counter()
         try:
-            onnx.checker.check_model(model, full_check=True)
+            # onnx's checker serialises a model it is given; one over 2 GiB it must read from a file
+            onnx.checker.check_model(cm._copy.path() if needs_external_data(model) else model, full_check=True)
         except Exception as exc:  # onnx raises several kinds; none may escape as a valid model
             raise LoweringError(f"the emitted model fails the ONNX checker (a ptonnx bug; please report it): {exc}") from exc
         report.stages["check"] = time.perf_counter() - start
-    return CompiledModel(model, graph, report, session_options)
+    return cm
 
 
 def function_graph(inputs, outputs):
     """A FunctionGraph over clones of the user's variables (their graph is not touched).
 
-    Shared variables that are not inputs become constants holding their current
-    value: an exported model carries its weights.
+    Inputs and outputs are checked as `pytensor.function` checks them (same
+    exception types). Shared variables that are not inputs become constants
+    holding their current value: an exported model carries its weights.
     """
     from pytensor.graph.fg import FunctionGraph
 
+    inputs, outputs = _signature(inputs, outputs)
+    outputs = _freeze_shared(inputs, outputs)
+    return FunctionGraph(inputs, outputs, clone=True)
+
+
+def _signature(inputs, outputs) -> tuple[list, list]:
+    """`inputs` and `outputs` as lists of variables, refused as `pytensor.function` refuses them."""
+    from pytensor.compile.io import Out
+    from pytensor.graph.basic import Constant, Variable
+
+    from ptonnx.errors import DuplicateInputError
+
+    if not isinstance(inputs, list | tuple):
+        raise SignatureError(
+            "Input variables of a PyTensor function should be contained in a list, even when there is a single input "
+            f"(got {type(inputs).__name__}); e.g. ptonnx.compile_function([x], outputs)"
+        )
+    seen: dict = {}
+    for i, v in enumerate(inputs):
+        if isinstance(v, Constant):
+            raise SignatureError(f"Constants not allowed in param list: input {i} is the constant {v}; a model input must be a variable")
+        if not isinstance(v, Variable):
+            raise SignatureError(f"Unknown parameter type: {type(v)} (input {i}, {v!r:.60}); inputs must be PyTensor variables")
+        if v in seen:
+            raise DuplicateInputError(
+                f"Variable {v} is used twice in inputs to ptonnx.compile_function, at indices {seen[v]} and {i}. "
+                "Please do not duplicate variables in the inputs list."
+            )
+        seen[v] = i
     outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
-    outputs = _freeze_shared(list(inputs), outputs)
-    return FunctionGraph(list(inputs), outputs, clone=True)
+    for i, v in enumerate(outputs):
+        if isinstance(v, Out):
+            outputs[i] = v = v.variable
+        if not isinstance(v, Variable):
+            raise SignatureError(
+                f"Outputs must be pytensor Variable or Out instances. Received {v!r:.60} of type {type(v)} (output {i}); "
+                f"make a constant output a variable, e.g. pt.as_tensor({v!r:.20})"
+            )
+    return list(inputs), outputs
 
 
 def _freeze_shared(inputs, outputs):
@@ -147,7 +266,13 @@ def _freeze_shared(inputs, outputs):
     from pytensor.graph.replace import graph_replace
     from pytensor.graph.traversal import ancestors
 
-    shared = [v for v in ancestors(outputs) if isinstance(v, SharedVariable) and v not in inputs]
+    from ptonnx.lifting.context import is_random, random_error
+
+    variables = list(ancestors(outputs, blockers=inputs))
+    shared = [v for v in variables if isinstance(v, SharedVariable) and v not in inputs]
+    rng = next(filter(is_random, shared), None)
+    if rng is not None:  # a generator has no constant form: say what to do instead
+        raise random_error(rng, [v.owner for v in variables if v.owner is not None and rng in v.owner.inputs])
     if not shared:
         return outputs
     constants = {v: pt.constant(v.get_value(borrow=False), name=v.name) for v in shared}
@@ -183,7 +308,7 @@ def export(inputs_or_function, path, outputs=None, passes: Sequence | None = Non
     shared variables frozen to their current values and updates left out).
     """
     if getattr(inputs_or_function, "maker", None) is not None:
-        cm = compile(compiled_function_graph(inputs_or_function), passes, **kwargs)
+        cm = compile(inputs_or_function, passes, **kwargs)
     else:
         if outputs is None:
             raise TypeError("export(inputs, path, outputs=...) needs the outputs to export")

@@ -27,8 +27,16 @@ class UnsupportedOpError(PtonnxError, NotImplementedError):
         )
 
 
+class SignatureError(PtonnxError, TypeError):
+    """Inputs or outputs that `pytensor.function` would refuse too (a number as an output, ...)."""
+
+
 class LiftingError(PtonnxError):
     """A supported op appeared in a form ptonnx cannot translate faithfully."""
+
+
+class RandomVariableError(LiftingError):
+    """The graph draws random numbers; a compiled model cannot (see the message for what to do)."""
 
 
 class IRError(PtonnxError):
@@ -55,5 +63,21 @@ class LoweringError(PtonnxError):
     """The IR cannot be emitted as a valid ONNX model."""
 
 
-class RuntimeMismatchError(PtonnxError):
-    """Inputs given to a compiled model do not match its signature."""
+class RuntimeMismatchError(PtonnxError, ValueError):
+    """Inputs given to a compiled model do not match its signature, or their shapes do not fit together."""
+
+
+def __getattr__(name: str):
+    # DuplicateInputError is also PyTensor's UnusedInputError, as `pytensor.function` raises;
+    # it is made on first use so that importing the IR does not import PyTensor.
+    if name == "DuplicateInputError":
+        from pytensor.compile import UnusedInputError
+
+        cls = type(
+            "DuplicateInputError",
+            (PtonnxError, UnusedInputError),
+            {"__doc__": "The same variable listed twice among the inputs (`pytensor.function` refuses it too).", "__module__": __name__},
+        )
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

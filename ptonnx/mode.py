@@ -14,6 +14,9 @@ class ONNXLinker(JITLinker):
     incompatible_rewrites = ("cxx_only", "BlasOpt", "inplace", "local_careduce_fusion", "scan_reduce_trace_prealloc")
 
     def __init__(self, passes=None, *args, **kwargs):
+        from ptonnx.passes.manager import resolve_all
+
+        resolve_all(passes)  # a wrong `passes` is refused when the mode is made, not at the first function
         self.passes = passes
         self.compiled = None
         super().__init__(*args, **kwargs)

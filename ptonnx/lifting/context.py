@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
+from pytensor.tensor.random.type import RandomType
 
-from ptonnx.errors import LiftingError
+from ptonnx.errors import LiftingError, RandomVariableError
 from ptonnx.ir import Builder, Graph, TensorType, Value
 
 
 def ir_type(var) -> TensorType:
     """The IR type of a PyTensor tensor (or scalar) variable."""
     t = var.type
+    if isinstance(t, RandomType):
+        raise random_error(var)
     dtype = getattr(t, "dtype", None)
     if dtype is None:
         raise LiftingError(f"variable {var} has type {t}, which ptonnx cannot represent (tensors only)")
@@ -19,6 +22,26 @@ def ir_type(var) -> TensorType:
         return TensorType(str(dtype), shape)
     except Exception as exc:
         raise LiftingError(f"variable {var} has type {t}: {exc}") from None
+
+
+def is_random(var) -> bool:
+    return isinstance(var.type, RandomType)
+
+
+def random_error(rng, users=()) -> RandomVariableError:
+    """The error for a graph that draws from the random generator `rng` (in the Apply nodes `users`)."""
+    draws = [o for node in users for o in node.outputs if not is_random(o)]
+    drawn = "".join(f"\n  {d} ({d.type}) is drawn by {d.owner.op}" for d in draws)
+    example = draws[0] if draws else None
+    shape = f"shape={tuple(example.type.shape)}, dtype={example.type.dtype!r}" if example is not None else "shape=..., dtype=..."
+    return RandomVariableError(
+        f"ptonnx cannot compile random draws: the graph uses the random generator {rng} ({rng.type}).{drawn}\n"
+        "An ONNX model has no equivalent of PyTensor's NumPy generators. Draw the numbers outside the model and "
+        "give them as an input: replace each draw by a new input variable, e.g.\n"
+        f"  noise = pt.tensor('noise', {shape})\n"
+        "  outputs = pytensor.graph.replace.graph_replace(outputs, {draw: noise})\n"
+        "compile that graph with `noise` among the inputs, and feed it e.g. np.random.default_rng().normal(...)."
+    )
 
 
 class LiftContext:

@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
+from pytensor.compile.ops import DeepCopyOp, ViewOp
+
 from ptonnx.errors import LiftingError
 from ptonnx.ir import Graph
-from ptonnx.lifting.context import LiftContext, ir_type
+from ptonnx.lifting.context import LiftContext, ir_type, is_random, random_error
 from ptonnx.lifting.dispatch import lifter_for
+
+try:
+    from pytensor.tensor.random.op import RNGConsumerOp
+except ImportError:  # PyTensor before RNGConsumerOp
+    from pytensor.tensor.random.op import RandomVariable as RNGConsumerOp
+
+#: PyTensor ops that only copy or guard their input: an unnamed output of one is named for its input
+_NAME_THROUGH = (DeepCopyOp, ViewOp)
 
 
 def lift(fgraph, name: str = "graph") -> Graph:
     """Translate every Apply node of `fgraph`, in PyTensor's topological order."""
     ctx = LiftContext(name)
     for var in fgraph.inputs:
+        if is_random(var):
+            raise random_error(var, [node for node, _ in fgraph.clients.get(var, ()) if node != "output"])
         ctx.add_input(var)
     for apply in fgraph.toposort():
+        if isinstance(apply.op, RNGConsumerOp):
+            rng = next((v for v in apply.inputs if is_random(v)), apply.inputs[0])
+            raise random_error(rng, [apply])
         rule = lifter_for(apply.op, apply.outputs[0])
         results = rule(ctx, apply)
         if len(results) != len(apply.outputs):
@@ -28,3 +43,17 @@ def lift(fgraph, name: str = "graph") -> Graph:
             ctx.values[var] = value
     ctx.graph.set_outputs([ctx.value(v) for v in fgraph.outputs])
     return ctx.graph
+
+
+def output_names(fgraph) -> list[str | None]:
+    """The names the user gave `fgraph`'s outputs (None where unnamed).
+
+    An output that PyTensor wrapped in a copy (`DeepCopyOp`, `ViewOp`, as
+    `pytensor.function` does) carries the name of the variable it copies.
+    """
+    names = []
+    for var in fgraph.outputs:
+        while var.name is None and var.owner is not None and isinstance(var.owner.op, _NAME_THROUGH):
+            var = var.owner.inputs[0]
+        names.append(var.name)
+    return names

@@ -23,6 +23,28 @@ def _value_info(name: str, value: Value) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), dims)
 
 
+def _is_input(value: Value) -> bool:
+    return value.producer is None and value.const is None
+
+
+def _claim_output_names(ctx: LowerContext, graph: Graph, output_names) -> list[str]:
+    """The ONNX name of each output, claimed before any node is emitted (so no other value takes one)."""
+    wanted = [v.name for v in graph.outputs] if output_names is None else list(output_names)
+    if len(wanted) != len(graph.outputs):
+        raise LoweringError(f"{len(wanted)} output names given for the {len(graph.outputs)} outputs of graph {graph.name!r}")
+    taken = {ctx.name_of(v) for v in graph.inputs}
+    names: list[str] = []
+    for i, (v, want) in enumerate(zip(graph.outputs, wanted)):
+        want = want or f"output_{i}"
+        if _is_input(v) and ctx.name_of(v) == want and want not in names:
+            name = want  # the input itself is the output
+        else:
+            name = ctx.unique(f"{want}_{i}" if want in taken else want)
+        taken.add(name)
+        names.append(name)
+    return names
+
+
 def check_lowerable(graph: Graph) -> None:
     """Raise `LoweringError` for any node ONNX cannot take as it is."""
     for node in graph:
@@ -44,7 +66,14 @@ def check_lowerable(graph: Graph) -> None:
             )
 
 
-def lower(graph: Graph, *, name: str | None = None, doc: str = "") -> onnx.ModelProto:
+def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=None) -> onnx.ModelProto:
+    """`graph` as an ONNX model.
+
+    `output_names` (one per output; None for an unnamed one) names the model's
+    outputs, by default their IR names. An unnamed output is `output_<i>`; a
+    name already taken by an input or an earlier output becomes `<name>_<i>`
+    (`<i>` its position; made unique if even that is taken).
+    """
     if not graph.outputs:
         raise LoweringError(f"graph {graph.name!r} has no outputs; an ONNX model needs at least one")
     check_lowerable(graph)
@@ -54,39 +83,42 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "") -> onnx.Model
         n = ctx.name_of(v, f"input_{i}")
         inputs.append(_value_info(n, v))
 
-    # Outputs keep their IR names when they are plain node results; anything else
-    # (an input, a constant, a value listed twice) gets an Identity of its own.
-    out_names: dict[Value, str] = {}
-    direct: set[Value] = set()
-    for i, v in enumerate(graph.outputs):
-        if v.producer is not None and v not in direct:
-            direct.add(v)
-            out_names[v] = ctx.name_of(v, f"output_{i}")
+    out_names = _claim_output_names(ctx, graph, output_names)
+    # A node result listed once is written straight into its output name and an
+    # input listed under its own name is the output itself; anything else (a
+    # constant, a renamed input, a value listed again) gets an Identity.
+    copies = []
+    bound: set[Value] = set()
+    for v, n in zip(graph.outputs, out_names):
+        if v.producer is not None and v not in bound:
+            bound.add(v)
+            ctx.bind(v, n)
+        elif not _is_input(v) or ctx.name_of(v) != n:
+            copies.append((v, n))
 
     for node in graph:
         in_names = [ctx.name_of(v) for v in node.inputs]
         o_names = [ctx.name_of(o) for o in node.outputs]
         EMITTERS[node.op](ctx, node, in_names, o_names)
-
-    outputs = []
-    seen: set[Value] = set()
-    for i, v in enumerate(graph.outputs):
-        if v in direct and v not in seen:
-            seen.add(v)
-            outputs.append(_value_info(out_names[v], v))
-            continue
-        alias = ctx.unique(f"{v.name or 'output'}_{i}" if v in seen or v.name else f"output_{i}")
-        ctx.emit("Identity", [ctx.name_of(v)], [alias])
-        outputs.append(_value_info(alias, v))
+    for v, n in copies:
+        ctx.emit("Identity", [ctx.name_of(v)], [n])
+    outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names)]
 
     read = {name for node in ctx.nodes for name in node.input}
     initializers = [t for t in ctx.initializers if t.name in read]  # an emitter may drop an optional input
-    onnx_graph = helper.make_graph(ctx.nodes, name or graph.name, inputs, outputs, initializers)
-    model = helper.make_model(
-        onnx_graph,
-        opset_imports=[helper.make_opsetid("", OPSET)],
-        ir_version=IR_VERSION,
-        producer_name=PRODUCER,
-        doc_string=doc,
-    )
+    return _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc)
+
+
+def _model(nodes, name, inputs, outputs, initializers, doc) -> onnx.ModelProto:
+    """The ModelProto, built in place: `helper.make_graph`/`make_model` copy the initializers
+    through serialisation, which is slow and fails for a tensor over 2 GiB."""
+    model = onnx.ModelProto(ir_version=IR_VERSION, producer_name=PRODUCER, doc_string=doc)
+    model.opset_import.append(helper.make_opsetid("", OPSET))
+    g = model.graph
+    g.name = name
+    g.node.extend(nodes)
+    g.input.extend(inputs)
+    g.output.extend(outputs)
+    for tensor in initializers:
+        g.initializer.add().CopyFrom(tensor)
     return model

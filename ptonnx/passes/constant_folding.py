@@ -10,14 +10,19 @@ from ptonnx.ir.printer import format_node
 from ptonnx.passes.base import PassResult
 from ptonnx.passes.rewrite import apply_rewrites, node_rewriter
 
-#: a folded result may grow the model by at most this many bytes over its inputs
+#: one fold may add at most this many bytes to the model
 DEFAULT_MAX_GROWTH_BYTES = 1 << 20
 
 
 @attrs.define
 class ConstantFolding:
     """Fold pure ops of constants. A fold that would grow the model by more than
-    `max_growth_bytes` (an `Expand` into a 100 MB initializer) is skipped."""
+    `max_growth_bytes` (an `Expand` into a 100 MB initializer) is skipped.
+
+    Growth is the bytes the fold adds to the model: its results, less the input
+    constants that the fold leaves unused. An input constant still used elsewhere
+    (another node, a graph output) stays in the model and frees nothing.
+    """
 
     max_growth_bytes: int = DEFAULT_MAX_GROWTH_BYTES
     name: str = "constant_folding"
@@ -32,9 +37,7 @@ class ConstantFolding:
             schema = get_schema(node.op)
             if not schema.foldable:
                 return False
-            out_bytes = sum(_nbytes(o.type) for o in node.outputs)
-            in_bytes = sum(v.const.nbytes for v in node.inputs)
-            if out_bytes - in_bytes > self.max_growth_bytes:
+            if _growth(node) > self.max_growth_bytes:
                 skipped["too_large"] += 1
                 return False
             try:
@@ -57,6 +60,13 @@ class ConstantFolding:
         fired = apply_rewrites(graph, [fold])
         details = {"folded": fired["fold"], **{f"skipped_{k}": v for k, v in skipped.items() if v}}
         return PassResult(bool(fired), fired["fold"], details)
+
+
+def _growth(node: Node) -> int:
+    """Bytes folding `node` adds to the model: its results less the inputs only it uses."""
+    added = sum(_nbytes(o.type) for o in node.outputs)
+    freed = sum(v.const.nbytes for v in set(node.inputs) if all(user is node for user, _ in v.uses))
+    return added - freed
 
 
 def _nbytes(t: TensorType) -> int:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 
 import attrs
 
 from ptonnx.errors import PassError, VerificationError
 from ptonnx.ir import Graph, verify
-from ptonnx.passes.base import Pass
+from ptonnx.passes.base import Pass, PassResult
 from ptonnx.passes.constant_folding import ConstantFolding
 from ptonnx.passes.dce import DeadCodeElimination
 from ptonnx.passes.float64_via_float32 import Float64ViaFloat32
@@ -29,14 +29,43 @@ DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "uni
 
 
 def resolve(spec) -> Pass:
+    """A pass object from a name, a pass object, or a pass class that takes no arguments."""
     if isinstance(spec, str):
         try:
             return PASSES[spec]()
         except KeyError:
             raise PassError(f"unknown pass {spec!r}; known passes: {', '.join(PASSES)}") from None
-    if isinstance(spec, Pass):
+    if isinstance(spec, type):
+        try:
+            instance = spec()
+        except TypeError as exc:
+            raise PassError(
+                f"pass class {spec.__name__} cannot be made without arguments ({exc}); "
+                f"pass an instance, e.g. passes=[{spec.__name__}(...)]"
+            ) from None
+        if _is_pass(instance):
+            return instance
+    elif _is_pass(spec):
         return spec
-    raise PassError(f"{spec!r} is not a pass name or an object with `name` and `run(graph)`")
+    raise PassError(
+        f"{spec!r} (a {type(spec).__name__}) is not a pass: passes takes pass names "
+        f"({', '.join(PASSES)}), pass objects with a `name` and a `run(graph)` method, or their classes"
+    )
+
+
+def resolve_all(passes) -> list[Pass]:
+    """`passes` as a list of pass objects: None means DEFAULT_PASSES; one name or pass stands for a list of one."""
+    if passes is None:
+        passes = DEFAULT_PASSES
+    elif isinstance(passes, str | type) or _is_pass(passes):
+        passes = [passes]
+    elif not isinstance(passes, Iterable) or isinstance(passes, Mapping):
+        raise PassError(f"passes={passes!r} is not a list of pass names or pass objects (e.g. passes=['unify_dtypes', 'dce'])")
+    return [resolve(p) for p in passes]
+
+
+def _is_pass(obj) -> bool:
+    return not isinstance(obj, type) and isinstance(getattr(obj, "name", None), str) and callable(getattr(obj, "run", None))
 
 
 @attrs.frozen
@@ -79,8 +108,7 @@ class PassManager:
     """Runs `passes` (names or objects) in order; with `verify_each`, checks the IR after each."""
 
     def __init__(self, passes: Iterable | None = None, *, verify_each: bool = False):
-        specs: Sequence = DEFAULT_PASSES if passes is None else list(passes)
-        self.passes: list[Pass] = [resolve(p) for p in specs]
+        self.passes: list[Pass] = resolve_all(passes)
         self.verify_each = verify_each
 
     def run(self, graph: Graph, report: Report | None = None) -> Report:
@@ -97,6 +125,8 @@ class PassManager:
                 raise
             seconds = time.perf_counter() - start
             ran.append(p.name)
+            if not isinstance(result, PassResult):
+                raise PassError(f"pass {p.name!r} returned {result!r}; `run(graph)` must return a ptonnx.passes.PassResult")
             report.records.append(
                 PassRecord(p.name, seconds, before, len(graph), result.modified, result.rewrites, dict(result.details))
             )

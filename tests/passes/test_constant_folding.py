@@ -89,3 +89,62 @@ def test_report_counts_nodes_and_rewrites():
     report = PassManager(["constant_folding"], verify_each=True).run(g)
     rec = report["constant_folding"]
     assert (rec.nodes_before, rec.nodes_after, rec.rewrites) == (2, 1, 1) and rec.seconds >= 0
+
+
+MIB = 1 << 20
+
+
+def _shared_constant_graph(users=("Neg", "Exp", "Abs")):
+    """A 4 MiB constant read by several foldable ops, each result added to the input."""
+    g = Graph()
+    x = g.add_input(TensorType("float32", (MIB,)), "x")
+    b = Builder(g)
+    c = Value.constant(np.linspace(-1, 1, MIB, dtype=np.float32), "c")
+    g.set_outputs([b.op("Add", x, b.op(op, c)) for op in users])
+    return g
+
+
+def _constant_bytes(g) -> int:
+    return sum(v.const.nbytes for v in g.constants())
+
+
+def test_a_constant_still_used_elsewhere_frees_nothing():
+    g = _shared_constant_graph()
+    before = _constant_bytes(g)
+    result = ConstantFolding().run(g)
+    assert not result.modified and result.details["skipped_too_large"] >= 3
+    assert _constant_bytes(g) == before == 4 * MIB
+    # allowed to grow by 4 MiB per fold, all three fold (and the model grows by 8 MiB)
+    assert ConstantFolding(max_growth_bytes=4 * MIB).run(g).details["folded"] == 3
+    assert _constant_bytes(g) == 12 * MIB
+
+
+def test_a_fold_that_replaces_its_only_input_grows_nothing():
+    g = _shared_constant_graph(users=("Neg",))
+    assert ConstantFolding().run(g).details["folded"] == 1
+    assert _constant_bytes(g) == 4 * MIB
+
+
+def test_a_constant_that_is_also_an_output_is_not_freed():
+    g = Graph()
+    g.add_input(TensorType("float32", ()), "x")
+    c = Value.constant(np.ones(MIB, np.float32), "c")
+    g.set_outputs([c, Builder(g).op("Neg", c)])
+    assert not ConstantFolding().run(g).modified
+
+
+def test_end_to_end_the_model_grows_by_at_most_the_limit():
+    import pytensor
+    import pytensor.tensor as pt
+
+    import ptonnx
+    from tests.conftest import REFERENCE_MODE, assert_matches
+
+    x = pt.vector("x", dtype="float32")
+    w = pt.constant(np.linspace(-1, 1, MIB, dtype=np.float32), name="w")  # 4 MiB
+    outputs = [x + pt.exp(w), x + abs(w), x * -w]
+    cm = ptonnx.compile_function([x], outputs)
+    initializer_bytes = sum(len(t.raw_data) for t in cm.model.graph.initializer)
+    assert initializer_bytes <= 5 * MIB
+    arrays = [np.linspace(0, 1, MIB, dtype=np.float32)]
+    assert_matches(cm, arrays, pytensor.function([x], outputs, mode=REFERENCE_MODE)(*arrays))

@@ -1,0 +1,157 @@
+"""Running and saving compiled models: inputs as users hold them, shapes that do not fit,
+and models beyond protobuf's 2 GiB (ONNX external data)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from onnx import numpy_helper
+
+import ptonnx
+import ptonnx.model_files
+from ptonnx.errors import RuntimeMismatchError
+from ptonnx.ir import Builder, Graph, TensorType
+from ptonnx.passes import Report
+from tests.conftest import ORT_LEVELS, REFERENCE_MODE, assert_matches, session_options
+
+
+def _reference(inputs, outputs, arrays):
+    return pytensor.function(inputs, outputs, mode=REFERENCE_MODE)(*arrays)
+
+
+# -- inputs in any byte order and layout ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.arange(4, dtype=">f4"),
+        np.arange(8, dtype="float32")[::2],
+        np.arange(4, dtype=">i8"),  # converted exactly to float32, after the byte swap
+        np.arange(12, dtype=">f4").reshape(3, 4)[:, 1],  # big-endian and strided
+    ],
+    ids=["big-endian", "strided", "big-endian-int", "big-endian-strided"],
+)
+def test_inputs_in_any_byte_order_or_layout_are_read_by_value(array):
+    x = pt.vector("x", dtype="float32")
+    cm = ptonnx.compile_function([x], [x * 2 + 1])
+    native = np.array(array, dtype="float32")
+    assert_matches(cm, [array], _reference([x], [x * 2 + 1], [native]))
+
+
+def test_a_fortran_ordered_big_endian_matrix():
+    m = pt.matrix("m", dtype="float64")
+    cm = ptonnx.compile_function([m], [m.T - 1])
+    array = np.asfortranarray(np.arange(6.0).reshape(2, 3)).astype(">f8", order="F")
+    assert_matches(cm, [array], _reference([m], [m.T - 1], [np.array(array, dtype="float64")]))
+
+
+# -- shapes that do not fit ------------------------------------------------------------
+
+
+def test_inputs_that_do_not_broadcast_name_the_inputs_and_shapes():
+    x = pt.vector("x", dtype="float32")
+    y = pt.vector("y", dtype="float32")
+    cm = ptonnx.compile_function([x, y], [x + y])
+    for level in ORT_LEVELS:
+        with pytest.raises(RuntimeMismatchError, match=r"(?s)x: float32 \(3,\), y: float32 \(4,\).*shapes fit together"):
+            cm.with_session_options(session_options(level))(np.ones(3, np.float32), np.ones(4, np.float32))
+    with pytest.raises(ValueError):  # what PyTensor raises for these shapes
+        pytensor.function([x, y], x + y, mode=REFERENCE_MODE)(np.ones(3, np.float32), np.ones(4, np.float32))
+    a, b = np.ones(3, np.float32), np.arange(3, dtype=np.float32)
+    assert_matches(cm, [a, b], _reference([x, y], [x + y], [a, b]))
+
+
+def test_a_size_that_differs_from_a_static_dim_is_refused_before_running():
+    x = pt.tensor("x", dtype="float32", shape=(3, None))
+    cm = ptonnx.compile_function([x], [x * 2])
+    with pytest.raises(RuntimeMismatchError, match=r"input x has type f32\[3,\?\]; got shape \(4, 2\)"):
+        cm(np.ones((4, 2), np.float32))
+
+
+def test_inputs_that_share_a_named_dim_must_agree_on_it():
+    g = Graph("shared_dim")
+    a = g.add_input(TensorType("float32", ("n",)), "a")
+    b = g.add_input(TensorType("float32", ("n",)), "b")
+    g.set_outputs([Builder(g).op("Add", a, b, name="s")])
+    cm = ptonnx.CompiledModel(ptonnx.lower(g), g, Report())
+    with pytest.raises(RuntimeMismatchError, match=r"inputs a and b share the dimension 'n' but disagree on its size \(3 vs 4\)"):
+        cm(np.ones(3, np.float32), np.ones(4, np.float32))
+    arrays = [np.ones(3, np.float32), np.arange(3, dtype=np.float32)]
+    assert_matches(cm, arrays, [arrays[0] + arrays[1]])
+
+
+# -- models beyond protobuf's 2 GiB --------------------------------------------------
+
+
+@pytest.fixture
+def small_proto_limit(monkeypatch):
+    """Models over 10 kB count as too large for one protobuf message."""
+    monkeypatch.setattr(ptonnx.model_files, "MAX_PROTO_BYTES", 10_000)
+
+
+def _weighted(n: int = 5000):
+    x = pt.vector("x", dtype="float32")
+    w = np.linspace(-1, 1, n, dtype=np.float32)
+    return x, w, (x * pt.constant(w, name="w")) + 1
+
+
+def _initializer(model, name):
+    return next(t for t in model.graph.initializer if t.name == name)
+
+
+def test_a_model_over_the_limit_is_checked_run_and_saved_with_external_data(small_proto_limit, tmp_path):
+    x, w, y = _weighted()
+    cm = ptonnx.compile_function([x], [y])
+    assert "check" in cm.report.stages and ptonnx.model_files.needs_external_data(cm.model)
+    arrays = [np.linspace(0, 3, w.size, dtype=np.float32)]
+    assert_matches(cm, arrays, _reference([x], [y], arrays))
+
+    path = cm.save(tmp_path / "big.onnx")
+    data = tmp_path / "big.onnx.data"
+    assert os.path.getsize(path) < w.nbytes <= os.path.getsize(data)
+    cm.save(path)  # saving again rewrites the data file, never appends to it
+    assert os.path.getsize(data) == w.nbytes
+    tensor = _initializer(cm.model, "w")  # the in-memory model stays whole
+    assert not tensor.external_data and tensor.data_location == onnx.TensorProto.DEFAULT
+    np.testing.assert_array_equal(numpy_helper.to_array(tensor), w)
+
+    loaded = onnx.load(path)
+    np.testing.assert_array_equal(numpy_helper.to_array(_initializer(loaded, "w")), w)
+    onnx.checker.check_model(path, full_check=True)
+    import onnxruntime as ort
+
+    [out] = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": arrays[0]})
+    np.testing.assert_array_equal(out, cm(*arrays)[0])
+
+
+def test_export_and_save_on_request_write_external_data(small_proto_limit, tmp_path):
+    x, w, y = _weighted()
+    ptonnx.export([x], tmp_path / "e.onnx", outputs=[y])
+    assert (tmp_path / "e.onnx.data").exists()
+    small = ptonnx.compile_function([x], [x + 1])
+    small.save(tmp_path / "s.onnx")
+    assert not (tmp_path / "s.onnx.data").exists()
+    cm = ptonnx.compile_function([x], [y])
+    cm.save(tmp_path / "inline.onnx", external_data=False)
+    assert not (tmp_path / "inline.onnx.data").exists() and os.path.getsize(tmp_path / "inline.onnx") > w.nbytes
+
+
+@pytest.mark.skipif(not os.environ.get("PTONNX_TEST_2GIB"), reason="writes and loads a 2 GiB model; set PTONNX_TEST_2GIB=1")
+def test_a_real_model_over_2_gib(tmp_path):
+    k, n = 1024, (1 << 19) + 1024  # a float32 (k, n) weight: 2 GiB + 4 MiB
+    x = pt.matrix("x", dtype="float32", shape=(1, k))
+    w = np.ones((k, n), np.float32)
+    y = pt.dot(x, pt.constant(w, name="w"))
+    del w
+    cm = ptonnx.compile_function([x], [y])
+    assert ptonnx.model_files.needs_external_data(cm.model)
+    arrays = [np.full((1, k), 0.5, np.float32)]
+    np.testing.assert_array_equal(cm(*arrays)[0], np.full((1, n), k * 0.5, np.float32))
+    path = cm.save(tmp_path / "huge.onnx")
+    assert os.path.getsize(path) < 1 << 20

@@ -184,6 +184,28 @@ def transpose_matmul(dtype: str, vector: bool, origins=()):
     return _report(label, dtype, origins, per_level, "fusion", "wrong numbers once onnxruntime fuses the Transpose into MatMul")
 
 
+ADD_ZERO = f"Neg{ARROW}Add(+0.0){ARROW}Neg"
+
+
+def add_positive_zero(dtype: str, origins=()):
+    """Neg(Add(Neg(x), +0.0)) against NumPy: -0.0 + 0.0 is +0.0 (the optimiser only drops an
+    Add whose other input a node computes, so x goes through a Neg first)."""
+    x = unary_values(dtype)
+    chain = make_model(
+        [helper.make_node("Neg", ["x"], ["u"]), helper.make_node("Add", ["u", "zero"], ["t"]), helper.make_node("Neg", ["t"], ["y"])],
+        [("x", dtype, 1)], [("y", dtype)], [("zero", np.zeros((), dtype))],
+    )
+    with np.errstate(all="ignore"):
+        expected = -(-x + np.zeros((), dtype))
+    per_level = {}
+    for level in LEVELS:
+        got = _run(chain, level, [x])
+        bad = np.flatnonzero(~same(got, expected))
+        per_level[level] = [f"Neg(Add(Neg({fmt(x[i])}), 0.0)) = {fmt(got[i])}, NumPy {fmt(expected[i])}" for i in bad]
+    return _report(ADD_ZERO, dtype, origins, per_level, "signed-zero",
+                   "the optimiser drops `x + 0.0` as a no-op, so -0.0 stays -0.0")
+
+
 def derived_chains(pairs: dict[tuple[str, str], Pair]) -> dict[tuple[str, str], tuple]:
     """(label, dtype) -> (builder, args) for each chain the emitted pairs make possible."""
     out = {}
@@ -195,6 +217,9 @@ def derived_chains(pairs: dict[tuple[str, str], Pair]) -> dict[tuple[str, str], 
     for a, b in sorted(casts):
         if a != b and (b, a) in casts:
             out[(f"Cast{ARROW}Cast", f"{a}->{b}->{a}")] = (cast_round_trip, (a, b))
+    for p in pairs.values():
+        if p.op_type == "Add" and p.dtype in ("float32", "float64"):
+            out[(ADD_ZERO, p.dtype)] = (add_positive_zero, (p.dtype,))
     transposes = {p.dtype for p in pairs.values() if p.op_type == "Transpose"}
     for p in pairs.values():
         if p.op_type == "MatMul" and p.dtype in transposes:
@@ -215,6 +240,8 @@ def recorded_chain(op: str, dtype: str) -> tuple:
         return cast_round_trip, (a, b)
     if op.startswith(f"Transpose{ARROW}MatMul"):
         return transpose_matmul, (dtype, "(1-D x)" in op)
+    if op == ADD_ZERO:
+        return add_positive_zero, (dtype,)
     return f16_then_cast, (op_type, tuple(attributes))
 
 

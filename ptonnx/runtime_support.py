@@ -135,6 +135,12 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
         for op in F16_VIA_FLOAT32
     ),
     *(
+        Quirk("Neg→Add(+0.0)→Neg", dtype, "signed-zero", ENABLE_ALL,
+              "the basic-level optimiser drops `x + 0.0` as a no-op when a node computes x, but -0.0 + 0.0 is +0.0",
+              "lowering: elementwise.py emit_direct emits x + 0.0 as Where(x == 0, 0.0, x)")
+        for dtype in ("float32", "float64")
+    ),
+    *(
         Quirk("Transpose→MatMul(1-D x)", dtype, "fusion", ENABLE_ALL,
               "MatMul(Transpose(A), x) and MatMul(x, Transpose(A)) with a 1-D x: the FusedMatMul (transA/transB) "
               "onnxruntime makes gives wrong numbers, for any A", "lowering: tensor.py emit_matmul never emits a 1-D MatMul operand")

@@ -110,7 +110,8 @@ def lift_softmax(ctx, node):
     out = node.outputs[0]
     x = ctx.value(var)
     ndim = x.type.ndim
-    axes = tuple(range(ndim)) if node.op.axis is None else tuple(sorted(a % ndim for a in node.op.axis))
+    axis = node.op.axis  # a tuple in pytensor 3, an int in 2.38
+    axes = tuple(range(ndim)) if axis is None else tuple(sorted(a % max(ndim, 1) for a in np.atleast_1d(axis).tolist()))
     if ndim == 0:  # softmax of one element
         soft = ctx.op("Softmax", ctx.op("Unsqueeze", x, axes=(0,)), axis=0)
         return [ctx.op("Squeeze", soft, axes=(0,), name=out.name)]

@@ -99,13 +99,31 @@ def with_zero_sign(ctx, value: str, negative_zero: str, dtype: str, outputs=1) -
 
 def is_negative(ctx, value: str, dtype: str) -> str:
     """value < 0 or value is -0.0 (1 / value < 0); false for NaN."""
-    return ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])
+    below = ctx.emit1("Less", [value, ctx.scalar(0, dtype)])
+    return ctx.emit1("Or", [below, ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])])
+
+
+def _adds_positive_zero(node) -> int | None:
+    """Which input of a float Add is a constant of only +0.0, if one is."""
+    if node.op != "Add" or node.outputs[0].dtype not in FLOAT_DTYPES:
+        return None
+    for i, v in enumerate(node.inputs):
+        if v.const is not None and v.const.size and not (v.const != 0).any() and not np.signbit(v.const).any():
+            return i
+    return None
 
 
 def emit_direct(ctx, node, inputs, outputs):
     schema = get_schema(node.op)
     out_var = schema.outputs[0]
     t_positions = [i for i, var in enumerate(schema.inputs) if var == out_var]
+    zero = _adds_positive_zero(node)
+    if zero is not None:
+        # onnxruntime's basic optimiser drops `x + 0` as a no-op, but -0.0 + 0.0 is +0.0:
+        # the same numbers as Where(x == 0, +0.0, x), which no optimiser rewrites
+        x, dtype = inputs[1 - zero], node.outputs[0].dtype
+        where(ctx, ctx.emit1("Equal", [x, ctx.scalar(0, dtype)]), inputs[zero], x, dtype, outputs)
+        return
     widened(ctx, node.op, inputs, node.outputs[0].dtype, t_positions, outputs)
 
 
@@ -138,11 +156,13 @@ def emit_cast(ctx, node, inputs, outputs):
 
 @emits("RoundHalfAwayFromZero")
 def emit_round_half_away(ctx, node, inputs, outputs):
-    (x,), dtype = inputs, node.inputs[0].dtype
-    half = ctx.scalar(0.5, dtype)
-    up = ctx.emit1("Floor", [ctx.emit1("Add", [x, half])])
-    down = ctx.emit1("Ceil", [ctx.emit1("Sub", [x, half])])
-    positive = ctx.emit1("Greater", [x, ctx.scalar(0, dtype)])
-    where(ctx, positive, up, down, dtype, outputs)
-
-
+    """C's round(), which PyTensor's C code calls: floor(|x|), plus 1 where the fraction
+    is at least 1/2, with x's sign (a zero too). Exact: |x| - floor(|x|) does not round.
+    (PyTensor's Python implementation, floor(x + 0.5), rounds 0.49999997 up in float32
+    and odd integers above 2**52 up in float64, and gives -0 for +0.)"""
+    (x,), dtype = inputs, node.outputs[0].dtype
+    magnitude = ctx.emit1("Abs", [x])
+    whole = ctx.emit1("Floor", [magnitude])
+    up = ctx.emit1("GreaterOrEqual", [ctx.emit1("Sub", [magnitude, whole]), ctx.scalar(0.5, dtype)])
+    rounded = ctx.emit1("Add", [whole, ctx.emit1("Cast", [up], to=onnx_dtype(dtype))])
+    with_zero_sign(ctx, rounded, is_negative(ctx, x, dtype), dtype, outputs)

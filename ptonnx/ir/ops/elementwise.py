@@ -2,7 +2,7 @@
 
 Semantics follow PyTensor's Python implementations (which are NumPy's):
 `IntDiv` floors, `Mod` takes the divisor's sign, `RoundHalfAwayFromZero`
-is `floor(x + 0.5)` / `ceil(x - 0.5)` in the input dtype.
+is C's round() (what PyTensor's C code calls; its Python code approximates it).
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ WITH_BOOL = NUMERIC_DTYPES | BOOL
 
 
 def _round_half_away_from_zero(x):
-    return np.where(x > 0, np.floor(x + x.dtype.type(0.5)), np.ceil(x - x.dtype.type(0.5)))
+    """C's round(), which PyTensor's C code calls (exact, keeps the sign of zero)."""
+    magnitude = np.abs(x)
+    whole = np.floor(magnitude)
+    return np.copysign(whole + (magnitude - whole >= 0.5), x).astype(x.dtype, copy=False)
 
 
 def _sigmoid(x):
@@ -129,7 +132,7 @@ ELEMENTWISE: dict[str, tuple] = {
     "Floor": (np.floor, UNARY, "T", FLOAT_DTYPES, "round down"),
     "Ceil": (np.ceil, UNARY, "T", FLOAT_DTYPES, "round up"),
     "Round": (np.round, UNARY, "T", FLOAT_DTYPES, "round half to even"),
-    "RoundHalfAwayFromZero": (_round_half_away_from_zero, UNARY, "T", FLOAT_DTYPES, "floor(a+0.5) if a>0 else ceil(a-0.5)"),
+    "RoundHalfAwayFromZero": (_round_half_away_from_zero, UNARY, "T", FLOAT_DTYPES, "C round(): halves away from zero, exact"),
     "Identity": (lambda a: a, UNARY, "T", ALL_DTYPES, "a"),
     "Less": (np.less, BINARY, "bool", WITH_BOOL, "a < b"),
     "Greater": (np.greater, BINARY, "bool", WITH_BOOL, "a > b"),

@@ -1,0 +1,156 @@
+"""The accuracy bound each float elementwise op meets, stated once.
+
+A bound is against the exact mathematical result (not against PyTensor, which
+ptonnx matches separately), over the whole domain of the dtype: every finite
+value including subnormals, ±0, ±inf and NaN, unless `domain` says otherwise.
+`tests/e2e/test_accuracy.py` asserts these bounds on extreme values and
+`python -m audit.accuracy` measures them over a dense sweep
+(`audit/results/accuracy.md`).
+
+How an error is measured (`audit/accuracy_reference.errors`):
+
+- In ulp of the dtype at the exact result: |got - exact| / ulp(exact), where
+  ulp(v) = 2**(e - p + 1) for 2**e <= |v| < 2**(e + 1), p the significand bits.
+  Below the smallest normal the ulp is the subnormal spacing (the smallest
+  subnormal), so a result that underflows is measured absolutely in units of
+  the smallest subnormal: flushing exp(-100) (float32, 26 subnormal ulps) to 0
+  is a 26 ulp error. An exact zero has the subnormal spacing as its ulp.
+- NaN must be NaN where the exact result is NaN, and nowhere else. A signalling
+  NaN operand may also give NaN where a quiet one does not (pow(1, sNaN)).
+- An exact result that is infinite, or at least 2**(emax + 1) (it rounds to
+  infinity however accurate the op), must be that infinity. Otherwise a
+  returned infinity counts as ±2**(emax + 1), one ulp beyond the largest float.
+- Where the exact result rounds to zero, a zero returned has its sign (tanh(-0)
+  is -0, and so is -1e-30 * 1e-30 in float32), unless `signed_zero` is False.
+- `atol`, `atol_arg_ulp`: an absolute error that is also accepted, as a number
+  or in ulp of the argument (0 unless stated). Near a zero of sin or cos the
+  exact result hangs on the argument's last bits: an error of one ulp of the
+  argument is what rounding the argument itself would cause there.
+- The reference is computed 11+ bits more precisely than the dtype (float64 for
+  float16/float32, 80-bit long double for float64); `REFERENCE_RESOLUTION` is
+  how far a correct result may seem to exceed its bound because of that.
+
+The bounds are correctly rounded for the IEEE 754 basic operations, exact for
+rounding and sign operations, and a few ulp for the transcendental functions
+(what good math libraries achieve: glibc, CUDA's documented float32 bounds).
+Where an onnxruntime kernel falls short, lowering works around it (float32 Log,
+Tanh, Log1p, Expm1 and Softplus are computed in float64; float64 Sin/Cos reduce
+their argument first); the few per-dtype bounds in `BY_OP_AND_DTYPE` say where
+a remaining kernel (float64 Sin, Cos, Tanh: 3 ulp), onnxruntime's double-rounding
+Cast or PyTensor's own algorithm (float `//`) sets the bound, and why.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+FLOAT_DTYPES = ("float16", "float32", "float64")
+
+
+@attrs.frozen
+class Bound:
+    #: the largest error, in ulp of the dtype at the exact result
+    ulp: float
+    #: an absolute error that is also accepted
+    atol: float = 0.0
+    #: an absolute error also accepted, in ulp of the (first) argument
+    atol_arg_ulp: float = 0.0
+    #: the inputs it holds over; "all" is the whole domain of the dtype
+    domain: str = "all"
+    #: a zero result must have the exact result's sign
+    signed_zero: bool = True
+    note: str = ""
+
+
+CORRECTLY_ROUNDED = Bound(0.5, note="IEEE 754: correctly rounded")
+EXACT = Bound(0.0, note="the result is representable: exact")
+NO_ZERO_SIGN = "the sign of a zero result may differ (NumPy's and ptonnx's algorithms differ there)"
+
+#: IR op -> the bound it meets in every float dtype
+BY_OP: dict[str, Bound] = {
+    "Add": CORRECTLY_ROUNDED,
+    "Sub": CORRECTLY_ROUNDED,
+    "Mul": CORRECTLY_ROUNDED,
+    "Div": CORRECTLY_ROUNDED,
+    "Reciprocal": CORRECTLY_ROUNDED,
+    "Sqrt": CORRECTLY_ROUNDED,
+    "Cast": Bound(0.5, note="from float64: correctly rounded"),
+    "Mod": Bound(0.5, signed_zero=False, note="fmod is exact and adding the divisor rounds once; " + NO_ZERO_SIGN),
+    "IntDiv": Bound(
+        0.5, signed_zero=False,
+        note="floor(a / b) rounded once; special values (inf, NaN, b = 0) are NumPy's; " + NO_ZERO_SIGN,
+    ),
+    "Neg": EXACT,
+    "Abs": EXACT,
+    "Sign": EXACT,
+    "Floor": EXACT,
+    "Ceil": EXACT,
+    "Round": EXACT,
+    "RoundHalfAwayFromZero": Bound(0.0, note="exact: round(0.49999997) = 0, round(+0) = +0"),
+    "Max": Bound(0.0, signed_zero=False, note="exact; NaN propagates; max(-0, +0) may be either zero"),
+    "Min": Bound(0.0, signed_zero=False, note="exact; NaN propagates; min(-0, +0) may be either zero"),
+    # elementary functions: 2 ulp, what vectorised math libraries guarantee (glibc is under 1)
+    "Exp": Bound(2.0),
+    "Log": Bound(2.0),
+    "Sin": Bound(2.0, atol_arg_ulp=1.0, note="near its zeros: within 1 ulp of the argument"),
+    "Cos": Bound(2.0, atol_arg_ulp=1.0, note="near its zeros: within 1 ulp of the argument"),
+    "Tanh": Bound(2.0, note="tanh(x) = x for tiny x, not saturated to ±1 before it rounds there"),
+    "Erf": Bound(2.0, note="float64 has no onnxruntime kernel; its reference, SciPy, is itself 2.2 ulp off"),
+    "Pow": Bound(2.0, note="C99 special values: pow(x, ±0) = 1 and pow(1, y) = 1 even for NaN, pow(-1, ±inf) = 1"),
+    # composed of an elementary function and one more rounding (Kahan's forms, a division)
+    "Log1p": Bound(3.0, note="log1p(x) = x for tiny x; finite up to the largest x"),
+    "Expm1": Bound(3.0, note="expm1(x) = x for tiny x; finite up to exp's own overflow threshold"),
+    "Sigmoid": Bound(3.0, note="no flushed tail: sigmoid(x) = exp(x) far left, down to the subnormals"),
+    "Softplus": Bound(3.0, note="exp(x) far left, x far right, never an overflow in between"),
+}
+
+#: (IR op, dtype) -> a bound that differs from the op's in that dtype
+BY_OP_AND_DTYPE: dict[tuple[str, str], Bound] = {
+    # onnxruntime's float64 kernels, on arguments already reduced (trigonometric.py, exp_log.py)
+    ("Sin", "float64"): Bound(3.0, atol_arg_ulp=1.0, note="onnxruntime's float64 Sin after Cody-Waite reduction to [-pi/2, pi/2]"),
+    ("Cos", "float64"): Bound(3.0, atol_arg_ulp=1.0, note="as sin(x - (k + 1/2) pi), reduced in three exact parts"),
+    ("Tanh", "float64"): Bound(3.0, note="onnxruntime's Tanh below 0.6, 1 - 2 / (exp(2|x|) + 1) above"),
+    # PyTensor's (NumPy's) algorithm, which ptonnx follows step by step: (a - fmod(a, b)) / b rounds
+    # once before the floor, so quotients near 2**23 (float32) or 2**52 (float64) can be one off
+    # onnxruntime's float64 -> float16 Cast rounds through float32 (README known limits)
+    ("Cast", "float16"): Bound(0.5001, note="from float64: rounded twice, through float32, so up to 0.50006 ulp near ties"),
+    ("IntDiv", "float32"): Bound(2.0, signed_zero=False, note="NumPy's floor_divide, step by step"),
+    ("IntDiv", "float64"): Bound(2.0, signed_zero=False, note="NumPy's floor_divide, step by step"),
+}
+
+#: How far above its bound a correct result may measure, for the reference's own error.
+REFERENCE_RESOLUTION = {"float16": 1e-6, "float32": 1e-6, "float64": 1e-2}
+#: SciPy's float64 erf, the only float64 erf reference, is itself up to 2.2 ulp off.
+REFERENCE_RESOLUTION_BY_OP = {("Erf", "float64"): 2.5}
+
+
+def bound(op: str, dtype: str) -> Bound:
+    """The stated bound of IR op `op` computing in `dtype`."""
+    return BY_OP_AND_DTYPE.get((op, dtype)) or BY_OP[op]
+
+
+def resolution(op: str, dtype: str) -> float:
+    return REFERENCE_RESOLUTION_BY_OP.get((op, dtype), REFERENCE_RESOLUTION[dtype])
+
+
+def meets(op: str, dtype: str, measured_ulp: float) -> bool:
+    """Whether a measured error (ulp, after the `atol` floor) is within the stated bound."""
+    return measured_ulp <= bound(op, dtype).ulp + resolution(op, dtype)
+
+
+def table() -> list[tuple[str, str, Bound]]:
+    """Every (IR op, dtype, bound), for the README and the audit."""
+    return [(op, dtype, bound(op, dtype)) for op in BY_OP for dtype in FLOAT_DTYPES]
+
+
+def markdown() -> str:
+    """The bounds as a Markdown table, one row per op (for the README)."""
+    rows = ["| op | float16 | float32 | float64 | note |", "|---|---:|---:|---:|---|"]
+    for op in BY_OP:
+        cells = []
+        for dtype in FLOAT_DTYPES:
+            b = bound(op, dtype)
+            floor = f" or {b.atol:g}" if b.atol else f" or {b.atol_arg_ulp:g} ulp(x)" if b.atol_arg_ulp else ""
+            cells.append(f"{b.ulp:g}{floor}")
+        rows.append(f"| {op} | {' | '.join(cells)} | {BY_OP[op].note} |")
+    return "\n".join(rows) + "\n"

@@ -108,7 +108,13 @@ def lift_softmax(ctx, node):
     """One axis maps to Softmax; several (or None = all) are moved last and flattened (static shapes only)."""
     (var,) = node.inputs
     out = node.outputs[0]
-    x = ctx.value(var)
+    if var.type.dtype in ("bool", "int8") or var.type.dtype.startswith("uint"):
+        raise LiftingError(
+            f"Softmax of {var.type.dtype} {var} (producing {out}): PyTensor computes x - max(x) in the input's "
+            "dtype (unsigned integers wrap, so its own result is NaN) or exp in float16 (8-bit inputs), so "
+            "there is no PyTensor number to match. Cast the input to a float dtype first."
+        )
+    x = ctx.cast(ctx.value(var), out.type.dtype)  # softmax of integers is a float
     ndim = x.type.ndim
     axis = node.op.axis  # a tuple in pytensor 3, an int in 2.38
     axes = tuple(range(ndim)) if axis is None else tuple(sorted(a % max(ndim, 1) for a in np.atleast_1d(axis).tolist()))

@@ -137,3 +137,12 @@ def test_reference_dtype_is_kept():
     """A sanity check of the comparison helper itself: a wrong dtype fails."""
     with pytest.raises(AssertionError):
         assert_same(np.zeros(2, "float32"), np.zeros(2, "float64"))
+
+
+# -- softmax of integers: a float; where PyTensor's own number is garbage, a clear refusal
+def test_softmax_of_integers():
+    x = pt.vector("x", dtype="int32")
+    check_onnx_matches_pytensor([x], [pt.special.softmax(x, axis=0)], [np.array([5, 8, 9, -4], "int32")])
+    u = pt.vector("u", dtype="uint8")
+    with pytest.raises(ptonnx.errors.LiftingError, match="Cast the input to a float dtype first"):
+        ptonnx.compile_function([u], [pt.special.softmax(u, axis=0)])

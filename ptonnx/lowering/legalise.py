@@ -11,6 +11,9 @@ is emitted in a wider dtype, with Casts around it, one IR node at a time.
 - float32 functions whose onnxruntime kernel is more than 2 ulp off (Log 3 ulp,
   Tanh 5 ulp and above 1 near x = 8.6) or that compose such a kernel (Log1p,
   Expm1, Softplus) are computed in float64 and rounded once: within 1 ulp.
+- MatMul on integers other than int32/int64, and on bool: onnxruntime has no
+  kernel, or (uint32/uint64) fails on an empty inner axis; int64 products and sums
+  wrap modulo 2**64, so the result cast back has NumPy's bits (bool: any term).
 - bool: ONNX arithmetic takes no bool. NumPy's bool `+`, `*`, maximum, minimum,
   `//`, `%`, abs and comparisons equal the uint8 results cast back to bool.
 """
@@ -37,6 +40,10 @@ BOOL_VIA_UINT8 = frozenset({
 FLOAT32_VIA_FLOAT64 = frozenset({"Log", "Tanh", "Log1p", "Expm1", "Softplus"})
 
 
+#: dtypes whose MatMul is computed in int64
+MATMUL_VIA_INT64 = frozenset({"bool", "int8", "int16", "uint8", "uint16", "uint32", "uint64"})
+
+
 def compute_dtype(op: str, dtype: str) -> str | None:
     """The dtype IR op `op` on `dtype` operands is emitted in, or None for its own."""
     schema = get_schema(op)
@@ -44,6 +51,8 @@ def compute_dtype(op: str, dtype: str) -> str | None:
         return None
     if dtype == "float16":
         return "float32"
+    if op == "MatMul" and dtype in MATMUL_VIA_INT64:
+        return "int64"
     if dtype == "float32" and op in FLOAT32_VIA_FLOAT64:
         return "float64"
     if dtype == "bool" and op in BOOL_VIA_UINT8:

@@ -139,15 +139,27 @@ def test_reference_dtype_is_kept():
         assert_same(np.zeros(2, "float32"), np.zeros(2, "float64"))
 
 
-# -- softmax of integers: a float; where PyTensor's own number is garbage, a clear refusal
-def test_softmax_of_integers():
-    x = pt.vector("x", dtype="int32")
-    soft = pt.special.softmax(x, axis=0)
-    if soft.dtype.startswith("float"):  # pytensor 3; 2.38's softmax of integers is an integer: refused
-        check_onnx_matches_pytensor([x], [soft], [np.array([5, 8, 9, -4], "int32")])
-    else:
+# -- softmax: of integers a clear refusal (PyTensor's own number wraps); over one element, 1
+def test_softmax_of_integers_is_refused():
+    for dtype in ("int32", "uint8", "int64"):
+        x = pt.vector("x", dtype=dtype)
         with pytest.raises(ptonnx.errors.LiftingError, match="Cast the input to a float dtype first"):
-            ptonnx.compile_function([x], [soft])
-    u = pt.vector("u", dtype="uint8")
-    with pytest.raises(ptonnx.errors.LiftingError, match="Cast the input to a float dtype first"):
-        ptonnx.compile_function([u], [pt.special.softmax(u, axis=0)])
+            ptonnx.compile_function([x], [pt.special.softmax(x, axis=0)])
+
+
+def test_softmax_over_one_element_is_one_even_for_inf_and_nan():
+    v = pt.tensor("v", dtype="float32", shape=(3, 1))
+    values = np.array([[np.inf], [np.nan], [-2.0]], "float32")
+    check_onnx_matches_pytensor([v], [pt.special.softmax(v, axis=1), pt.special.softmax(v, axis=0)], [values])
+
+
+# -- MatMul in every integer dtype and bool: wraps as NumPy does, empty inner axes give zeros
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_integer_matmul(dtype):
+    a, b = pt.matrix("a", dtype=dtype), pt.matrix("b", dtype=dtype)
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    big = [info.max, info.min, 3] if info else [1, 0, 1]
+    av = np.array([big, big[::-1]], dtype)
+    with np.errstate(all="ignore"):
+        check_onnx_matches_pytensor([a, b], [a @ b], [av, np.ascontiguousarray(av.T)])
+        check_onnx_matches_pytensor([a, b], [a @ b], [np.ones((2, 0), dtype), np.ones((0, 2), dtype)])

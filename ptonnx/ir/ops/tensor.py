@@ -20,8 +20,8 @@ from ptonnx.ir.ops.rules import need as _need
 from ptonnx.ir.registry import OpSchema, register
 from ptonnx.ir.types import ALL_DTYPES, FLOAT_DTYPES, Dim, TensorType, broadcast_shapes, promote
 
-#: dtypes onnxruntime's MatMul takes
-MATMUL_DTYPES = FLOAT_DTYPES | frozenset({"int32", "int64", "uint32", "uint64"})
+#: dtypes NumPy's matmul takes (lowering computes the integers onnxruntime lacks in int64)
+MATMUL_DTYPES = ALL_DTYPES
 
 
 @attrs.frozen

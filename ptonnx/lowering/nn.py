@@ -116,5 +116,6 @@ def emit_resize(ctx, node, inputs, outputs):
 @emits("SiLU")
 def emit_silu(ctx, node, inputs, outputs):
     """onnxruntime's Sigmoid, whose negative tail is only absolutely accurate (README, known
-    limits): the accurate composition of `exp_log.sigmoid` made YOLO11n 1.4-1.6x slower."""
+    limits): the accurate composition of `exp_log.sigmoid` made YOLO11n 1.4-1.7x slower
+    (benchmarks/sigmoid_cost.py)."""
     ctx.emit("Mul", [inputs[0], ctx.emit1("Sigmoid", inputs)], outputs)

@@ -29,8 +29,6 @@ LOGICAL = {
 }
 
 
-
-
 def widened(ctx, op_type: str, inputs: list[str], dtype: str, t_positions, outputs=1, **attributes) -> list[str]:
     """Emit `op_type`, through a wider dtype where onnxruntime has no kernel for `dtype`."""
     wide = RUNTIME_WIDENING.get((op_type, dtype))
@@ -50,12 +48,16 @@ def where(ctx, cond: str, a: str, b: str, dtype: str, outputs=1) -> str:
     return widened(ctx, "Where", [cond, a, b], dtype, (1, 2), outputs)[0]
 
 
+def _reciprocal_negative(ctx, value: str, dtype: str) -> str:
+    """1 / value < 0: value is negative or -0.0 (false for NaN and -inf)."""
+    return ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])
+
+
 def _negative_zero(ctx, value: str, known, dtype: str) -> str | None:
-    """value is -0.0 (None when a constant has none): 0 and 1 / value < 0."""
+    """value is -0.0 (None when a constant has none)."""
     if known is not None and not (np.signbit(known) & (known == 0)).any():
         return None
-    zero = ctx.emit1("Equal", [value, ctx.scalar(0, dtype)])
-    return ctx.emit1("And", [zero, ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])])
+    return ctx.emit1("And", [ctx.emit1("Equal", [value, ctx.scalar(0, dtype)]), _reciprocal_negative(ctx, value, dtype)])
 
 
 @emits("Where")
@@ -72,16 +74,16 @@ def emit_where(ctx, node, inputs, outputs):
     selected = where(ctx, cond, a, b, dtype, 1 if dtype in FLOAT_DTYPES else outputs)
     if dtype not in FLOAT_DTYPES:
         return
-    picks = [(cond, _negative_zero(ctx, a, node.inputs[1].const, dtype))]
-    picks.append((ctx.emit1("Not", [cond]), _negative_zero(ctx, b, node.inputs[2].const, dtype)))
-    negative_zero = None
-    for taken, is_negative_zero in picks:
+    terms = []
+    for taken, branch, known in ((cond, a, node.inputs[1].const), (None, b, node.inputs[2].const)):
+        is_negative_zero = _negative_zero(ctx, branch, known, dtype)
         if is_negative_zero is not None:
-            term = ctx.emit1("And", [taken, is_negative_zero])
-            negative_zero = term if negative_zero is None else ctx.emit1("Or", [negative_zero, term])
-    if negative_zero is None:
+            taken = taken or ctx.emit1("Not", [cond])
+            terms.append(ctx.emit1("And", [taken, is_negative_zero]))
+    if not terms:
         ctx.emit("Identity", [selected], outputs)
         return
+    negative_zero = terms[0] if len(terms) == 1 else ctx.emit1("Or", terms)
     with_zero_sign(ctx, selected, negative_zero, dtype, outputs)
 
 
@@ -99,8 +101,8 @@ def with_zero_sign(ctx, value: str, negative_zero: str, dtype: str, outputs=1) -
 
 def is_negative(ctx, value: str, dtype: str) -> str:
     """value < 0 or value is -0.0 (1 / value < 0); false for NaN."""
-    below = ctx.emit1("Less", [value, ctx.scalar(0, dtype)])
-    return ctx.emit1("Or", [below, ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])])
+    below = ctx.emit1("Less", [value, ctx.scalar(0, dtype)])  # -inf too
+    return ctx.emit1("Or", [below, _reciprocal_negative(ctx, value, dtype)])
 
 
 def _adds_positive_zero(node) -> int | None:
@@ -113,6 +115,7 @@ def _adds_positive_zero(node) -> int | None:
     return None
 
 
+@emits(*DIRECT)
 def emit_direct(ctx, node, inputs, outputs):
     schema = get_schema(node.op)
     out_var = schema.outputs[0]
@@ -125,11 +128,6 @@ def emit_direct(ctx, node, inputs, outputs):
         where(ctx, ctx.emit1("Equal", [x, ctx.scalar(0, dtype)]), inputs[zero], x, dtype, outputs)
         return
     widened(ctx, node.op, inputs, node.outputs[0].dtype, t_positions, outputs)
-
-
-#: emitters of other modules fall back to it for the dtypes they need no care in
-DIRECT_EMITTER = emit_direct
-emits(*DIRECT)(emit_direct)
 
 
 @emits(*LOGICAL)

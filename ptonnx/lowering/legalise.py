@@ -22,42 +22,43 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-
-
 from ptonnx.ir import Value, get_schema
 from ptonnx.ir.types import ALL_DTYPES
 from ptonnx.lowering.context import onnx_dtype
 
 #: IR ops that move or convert data and never round: emitted in their own dtype
 EXACT_OPS = frozenset({"Cast", "Identity"})
-#: IR ops computed in uint8 when their operands are bool
-BOOL_VIA_UINT8 = frozenset({
-    "Add", "Mul", "IntDiv", "Mod", "Max", "Min", "Abs", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-})
-
-
-#: float32 IR ops computed in float64 (their float64 forms are accurate to a few float64 ulp)
-FLOAT32_VIA_FLOAT64 = frozenset({"Log", "Tanh", "Log1p", "Expm1", "Softplus"})
-
-
 #: dtypes whose MatMul is computed in int64
 MATMUL_VIA_INT64 = frozenset({"bool", "int8", "int16", "uint8", "uint16", "uint32", "uint64"})
+
+#: (IR ops the rule covers, None for every op that computes; operand dtypes; compute dtype); first match wins
+COMPUTE_DTYPES = (
+    (None, frozenset({"float16"}), "float32"),
+    (frozenset({"MatMul"}), MATMUL_VIA_INT64, "int64"),
+    (frozenset({"Log", "Tanh", "Log1p", "Expm1", "Softplus"}), frozenset({"float32"}), "float64"),
+    (frozenset({"Add", "Mul", "IntDiv", "Mod", "Max", "Min", "Abs", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}),
+     frozenset({"bool"}), "uint8"),
+)
 
 
 def compute_dtype(op: str, dtype: str) -> str | None:
     """The dtype IR op `op` on `dtype` operands is emitted in, or None for its own."""
-    schema = get_schema(op)
-    if schema.layout_only or op in EXACT_OPS:
+    if get_schema(op).layout_only or op in EXACT_OPS:
         return None
-    if dtype == "float16":
-        return "float32"
-    if op == "MatMul" and dtype in MATMUL_VIA_INT64:
-        return "int64"
-    if dtype == "float32" and op in FLOAT32_VIA_FLOAT64:
-        return "float64"
-    if dtype == "bool" and op in BOOL_VIA_UINT8:
-        return "uint8"
-    return None
+    return next((wide for ops, dtypes, wide in COMPUTE_DTYPES if dtype in dtypes and (ops is None or op in ops)), None)
+
+
+def _compute_dtypes(node) -> dict[str, str]:
+    """type variable -> compute dtype, for the variables of `node` that need one."""
+    schema = get_schema(node.op)
+    variables = (*schema.vars_of_inputs(len(node.inputs)), *schema.outputs)
+    wide: dict[str, str] = {}
+    for var, value in zip(variables, (*node.inputs, *node.outputs)):
+        if var not in ALL_DTYPES and var not in wide:
+            target = compute_dtype(node.op, value.dtype)
+            if target is not None:
+                wide[var] = target
+    return wide
 
 
 def _retyped(value: Value, dtype: str) -> Value:
@@ -69,21 +70,11 @@ def legalised(emitter):
     """Wrap `emitter` so that it sees (and emits) the node in its compute dtype."""
 
     def emit(ctx, node, inputs, outputs):
-        schema = get_schema(node.op)
-        variables = schema.vars_of_inputs(len(node.inputs))
-        wide = {}
-        for var, v in zip(variables, node.inputs):
-            if var not in ALL_DTYPES:
-                target = compute_dtype(node.op, v.dtype)
-                if target is not None:
-                    wide[var] = target
-        for var, v in zip(schema.outputs, node.outputs):
-            if var not in ALL_DTYPES and var not in wide:
-                target = compute_dtype(node.op, v.dtype)
-                if target is not None:
-                    wide[var] = target
+        wide = _compute_dtypes(node)
         if not wide:
             return emitter(ctx, node, inputs, outputs)
+        schema = get_schema(node.op)
+        variables = schema.vars_of_inputs(len(node.inputs))
         new_inputs, new_names = [], []
         for var, v, name in zip(variables, node.inputs, inputs):
             if var in wide and v.dtype != wide[var]:

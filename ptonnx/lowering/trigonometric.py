@@ -10,7 +10,7 @@ sin(x) = (-1)**k sin(x - k*pi) and cos(x) = (-1)**(k+1) sin(x - (k + 1/2)*pi).
 
 from __future__ import annotations
 
-from ptonnx.lowering.elementwise import DIRECT_EMITTER, where
+from ptonnx.lowering.elementwise import emit_direct, where
 from ptonnx.lowering.registry import emits
 
 #: pi and pi/2, each as three float64 parts; the first two have 30 significant bits,
@@ -41,7 +41,7 @@ def _sign_of_parity(ctx, k, dtype, odd_sign):
 def emit_sin_cos(ctx, node, inputs, outputs):
     (x,), dtype = inputs, node.outputs[0].dtype
     if dtype != "float64":
-        DIRECT_EMITTER(ctx, node, inputs, outputs)
+        emit_direct(ctx, node, inputs, outputs)
         return
     turns = ctx.emit1("Mul", [x, ctx.scalar(1 / PI[0], dtype)])
     if node.op == "Sin":

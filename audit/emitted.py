@@ -39,10 +39,11 @@ CASES: dict[str, list[tuple[list[tuple], dict]]] = {
     "Unsqueeze": [([(3,)], {"axes": (0,)})],
     "Squeeze": [([(1, 3)], {"axes": (0,)})],
     "Concat": [([(2, 3), (1, 3)], {"axis": 0})],
-    "Split": [([(5,)], {"axis": 0, "split": (2, 3)})],
+    "Split": [([(5,), np.array([2, 3])], {"axis": 0, "num_outputs": 2})],
     "Softmax": [([(2, 3)], {"axis": 1})],
     "MatMul": [([(2, 3), (3, 4)], {}), ([(2, 3), (3,)], {}), ([(3,), (3, 2)], {})],
-    "Reshape": [([(2, 3)], {"shape": (3, 2)})],
+    "Reshape": [([(2, 3), np.array([3, 2])], {})],
+    "Expand": [([(1, 3), np.array([2, 3])], {})],
     "FusedConv": [([CNN_SHAPE, (2, 2, 1, 1), (2,)], {"activation": "silu"})],
 }
 ELEMENTWISE_SHAPE = (4,)
@@ -154,7 +155,7 @@ def _cases(schema: ir.OpSchema):
     if shapes_attrs is None:
         shape = CNN_SHAPE if schema.family in ELEMENTWISE_ONLY_FAMILIES else ELEMENTWISE_SHAPE
         shapes_attrs = [([shape] * len(schema.inputs), {})]
-    variables = [v for v in dict.fromkeys(schema.inputs) if v not in ALL_DTYPES]
+    variables = [v for v in dict.fromkeys(schema.input_vars) if v not in ALL_DTYPES]
     for shapes, attributes in shapes_attrs:
         n_inputs = len(shapes)
         var_of = schema.vars_of_inputs(n_inputs)
@@ -186,7 +187,10 @@ def emitted_pairs(elementwise_ops: frozenset[str] = frozenset()) -> Enumeration:
         last_error = ""
         for dtypes, shapes, attributes in _cases(schema):
             g = ir.Graph(f"{name}_probe")
-            inputs = [g.add_input(ir.TensorType(d, s), f"x{i}") for i, (d, s) in enumerate(zip(dtypes, shapes))]
+            inputs = [  # an array among the shapes is a constant input (a shape, sizes)
+                ir.Value.constant(s.astype(d)) if isinstance(s, np.ndarray) else g.add_input(ir.TensorType(d, s), f"x{i}")
+                for i, (d, s) in enumerate(zip(dtypes, shapes))
+            ]
             try:
                 node = ir.Builder(g).node(name, inputs, attributes)
                 g.set_outputs(node.outputs)

@@ -6,7 +6,7 @@ from typing import Any
 
 from ptonnx.errors import TypeRuleError
 from ptonnx.ir.core import Graph, Node, Value
-from ptonnx.ir.registry import infer_types
+from ptonnx.ir.registry import get_schema, has_op, infer_types
 
 
 class Builder:
@@ -16,23 +16,30 @@ class Builder:
     `Builder(g, after=n)` inserts after `n`, each new node after the last.
     """
 
-    def __init__(self, graph: Graph, *, before: Node | None = None, after: Node | None = None):
+    def __init__(self, graph: Graph, *, before: Node | None = None, after: Node | None = None, source=None):
         self.graph = graph
         self._before = before
         self._after = after
+        #: given to every node built (the PyTensor variable being lifted, the node being rewritten)
+        self.source = source if source is not None else getattr(before, "source", None)
 
     def node(self, op: str, inputs, attrs: dict[str, Any] | None = None, *, names=None, out_types=None) -> Node:
         inputs = list(inputs)
         attrs = dict(attrs or {})
+        if has_op(op):  # every attribute, defaults filled in: emitters and passes read them directly
+            try:
+                attrs = get_schema(op).resolve_attrs(attrs)
+            except TypeRuleError as exc:
+                raise TypeRuleError(f"{op}: {exc}") from None
         if out_types is None:
             try:
-                out_types = infer_types(op, [v.type for v in inputs], attrs)
+                out_types = infer_types(op, inputs, attrs)
             except TypeRuleError as exc:
                 shown = ", ".join(repr(v) for v in inputs)
                 raise TypeRuleError(f"{op}({shown}) {attrs or ''}: {exc}") from None
         names = list(names) if names is not None else [None] * len(out_types)
         outputs = [Value(t, n) for t, n in zip(out_types, names)]
-        node = Node(op, inputs, outputs, attrs)
+        node = Node(op, inputs, outputs, attrs, source=self.source)
         if self._before is not None:
             self.graph.insert_before(self._before, node)
         elif self._after is not None:

@@ -30,7 +30,7 @@ GRAPH_OUTPUT = _GraphOutput()
 class Value:
     """One SSA value: a graph input, a constant (carries an array) or a node output."""
 
-    __slots__ = ("type", "name", "producer", "index", "const", "weak", "uid", "_uses", "__weakref__")
+    __slots__ = ("type", "name", "producer", "index", "const", "uid", "_uses", "__weakref__")
     _ids = itertools.count()
 
     def __init__(
@@ -39,23 +39,21 @@ class Value:
         name: str | None = None,
         *,
         const: np.ndarray | None = None,
-        weak: bool = False,
     ):
         self.type = type
         self.name = name
         self.producer: Node | None = None
         self.index = 0
         self.const = const
-        self.weak = weak
         self.uid = next(Value._ids)  # stable label for printing unnamed values
         # (user, input index) -> None; an ordered set with O(1) removal.
         self._uses: dict[tuple[Any, int], None] = {}
 
     @classmethod
-    def constant(cls, array, name: str | None = None, *, weak: bool = False, dtype=None) -> Value:
+    def constant(cls, array, name: str | None = None, *, dtype=None) -> Value:
         arr = np.array(array, dtype=dtype, order="C")  # a private, read-only copy
         arr.setflags(write=False)
-        return cls(TensorType.of(arr), name, const=arr, weak=weak)
+        return cls(TensorType.of(arr), name, const=arr)
 
     @property
     def is_constant(self) -> bool:
@@ -96,9 +94,13 @@ class Value:
 
 
 class Node:
-    """An op applied to values. Holds no behaviour: the registry knows the op."""
+    """An op applied to values. Holds no behaviour: the registry knows the op.
 
-    __slots__ = ("op", "inputs", "outputs", "attrs", "name", "graph", "_prev", "_next", "__weakref__")
+    `source` is what the node was made from (the user's PyTensor variable when
+    lifted; passes pass it on to their replacements), so errors can name it.
+    """
+
+    __slots__ = ("op", "inputs", "outputs", "attrs", "name", "source", "graph", "_prev", "_next", "__weakref__")
 
     def __init__(
         self,
@@ -107,8 +109,10 @@ class Node:
         outputs: Iterable[Value],
         attrs: Mapping[str, Any] | None = None,
         name: str | None = None,
+        source: Any = None,
     ):
         self.op = op
+        self.source = source
         self.inputs: tuple[Value, ...] = tuple(inputs)
         self.outputs: tuple[Value, ...] = tuple(outputs)
         self.attrs: dict[str, Any] = dict(attrs or {})

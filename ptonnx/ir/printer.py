@@ -14,7 +14,7 @@ def format_value(v: Value) -> str:
     if v.const is not None:
         arr = v.const
         body = np.array2string(arr, threshold=6, separator=",").replace("\n", "") if arr.size <= 6 else f"<{arr.size} elems>"
-        return f"const({body}: {v.type}{' weak' if v.weak else ''})"
+        return f"const({body}: {v.type})"
     return f"%{v.name}" if v.name else f"%{v.uid}"
 
 

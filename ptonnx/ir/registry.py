@@ -10,83 +10,22 @@ node is ready to lower.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import attrs
 import numpy as np
 
-from ptonnx.errors import IRError, TypeRuleError
-from ptonnx.ir.types import ALL_DTYPES, TensorType, promote
-
-#: type_rule(input types, attrs) -> output types
-TypeRule = Callable[[Sequence[TensorType], Mapping[str, Any]], list[TensorType]]
-#: semantics(*input arrays, **attrs) -> output array, or tuple of arrays
-Semantics = Callable[..., Any]
-
-
-@attrs.frozen
-class OpSchema:
-    """Everything the compiler knows about one IR op."""
-
-    name: str
-    #: type variable of each input (a dtype name means "exactly this dtype")
-    inputs: tuple[str, ...]
-    #: type variable of each output
-    outputs: tuple[str, ...]
-    #: allowed dtypes per type variable
-    constraints: Mapping[str, frozenset[str]]
-    type_rule: TypeRule
-    semantics: Semantics
-    #: attribute name -> (python type, default); `attrs.NOTHING` = required
-    attributes: Mapping[str, tuple[type, Any]] = attrs.field(factory=dict)
-    #: a short family name, used by docs and test strategies
-    family: str = "misc"
-    #: pure ops with constant inputs may be folded
-    foldable: bool = True
-    #: the op only moves data around; weak (literal) constants stay weak through it
-    layout_only: bool = False
-    doc: str = ""
-
-    def vars_of_inputs(self, n: int) -> tuple[str, ...]:
-        if len(self.inputs) != n:
-            raise TypeRuleError(f"{self.name} takes {len(self.inputs)} inputs, got {n}")
-        return self.inputs
-
-    def resolve_attrs(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Attributes with defaults filled in; raise on unknown or missing ones."""
-        unknown = set(given) - set(self.attributes)
-        if unknown:
-            raise TypeRuleError(
-                f"{self.name} has no attribute(s) {sorted(unknown)}; it takes {sorted(self.attributes)}"
-            )
-        out = {}
-        for key, (kind, default) in self.attributes.items():
-            if key in given:
-                out[key] = given[key]
-            elif default is attrs.NOTHING:
-                raise TypeRuleError(f"{self.name} needs attribute {key!r}")
-            else:
-                out[key] = default
-        return out
-
-    def var_dtypes(self, input_types: Sequence[TensorType]) -> dict[str, str]:
-        """The promoted dtype each type variable gets from the given inputs."""
-        groups: dict[str, list[str]] = {}
-        for var, t in zip(self.vars_of_inputs(len(input_types)), input_types):
-            groups.setdefault(var, []).append(t.dtype)
-        return {var: promote(*dts) for var, dts in groups.items()}
-
+from ptonnx.errors import IRError
+from ptonnx.ir.schema import OpSchema
+from ptonnx.ir.types import ALL_DTYPES, TensorType
 
 _REGISTRY: dict[str, OpSchema] = {}
 
 
 def register(schema: OpSchema) -> OpSchema:
+    """Add a schema (use `ptonnx.ir.schema.define`, which checks the declaration first)."""
     if schema.name in _REGISTRY:
         raise IRError(f"op {schema.name!r} is registered twice")
-    for var in set(schema.inputs) | set(schema.outputs):
-        if var not in schema.constraints and var not in ALL_DTYPES:
-            raise IRError(f"{schema.name}: type variable {var!r} has no constraint")
     _REGISTRY[schema.name] = schema
     return schema
 
@@ -108,11 +47,22 @@ def all_schemas() -> dict[str, OpSchema]:
     return dict(_REGISTRY)
 
 
-def infer_types(op: str, input_types: Sequence[TensorType], attributes: Mapping[str, Any]) -> list[TensorType]:
-    """Output types of `op` applied to inputs of these types (raises TypeRuleError)."""
+def infer_types(op: str, inputs: Sequence, attributes: Mapping[str, Any]) -> list[TensorType]:
+    """Output types of `op` applied to `inputs` (IR values, or bare types whose contents
+    are unknown); raises TypeRuleError. Inputs the op `reads` are passed to the type
+    rule as their known contents (`ptonnx.ir.dims.contents`), under their port names."""
     schema = get_schema(op)
-    schema.vars_of_inputs(len(input_types))
-    return schema.type_rule(input_types, schema.resolve_attrs(attributes))
+    schema.vars_of_inputs(len(inputs))
+    resolved = schema.resolve_attrs(attributes)
+    types = [v if isinstance(v, TensorType) else v.type for v in inputs]
+    if schema.reads:
+        from ptonnx.ir.dims import contents
+
+        positions = {p.name: i for i, p in enumerate(schema.inputs)}
+        for port in schema.reads:
+            v = inputs[positions[port]]
+            resolved[port] = None if isinstance(v, TensorType) else contents(v)
+    return schema.type_rule(types, resolved)
 
 
 def target_dtypes(node) -> dict[str, str]:
@@ -124,7 +74,7 @@ def target_dtypes(node) -> dict[str, str]:
     """
     schema = get_schema(node.op)
     targets = schema.var_dtypes([v.type for v in node.inputs])
-    for var, out in zip(schema.outputs, node.outputs):
+    for var, out in zip(schema.vars_of_outputs(len(node.outputs)), node.outputs):
         if var not in ALL_DTYPES:
             targets[var] = out.dtype
     for var in schema.vars_of_inputs(len(node.inputs)):

@@ -44,7 +44,7 @@ def verify(graph: Graph, *, unified: bool = False) -> None:
                     raise VerificationError(f"{line}\n  output {i} records a stale use by {user!r}")
             defined.add(out)
         try:
-            expected = infer_types(node.op, [v.type for v in node.inputs], node.attrs)
+            expected = infer_types(node.op, node.inputs, node.attrs)
         except TypeRuleError as exc:
             raise VerificationError(f"{line}\n  type rule rejects the node: {exc}") from None
         actual = [o.type for o in node.outputs]

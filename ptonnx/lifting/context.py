@@ -50,11 +50,25 @@ class LiftContext:
         self.builder = Builder(self.graph)
         self.values: dict = {}
         self._casts: dict[tuple[Value, str], Value] = {}
+        self._dim_names: set[str] = set()
 
     def add_input(self, var) -> Value:
-        value = self.graph.add_input(ir_type(var), var.name)
+        """A graph input; each unknown dim gets a name of its own (`x_dim0`), which
+        the type rules carry to every value whose dim is the same."""
+        t = ir_type(var)
+        stem = var.name or f"input{len(self.graph.inputs)}"
+        shape = tuple(self._dim_name(f"{stem}_dim{i}") if d is None else d for i, d in enumerate(t.shape))
+        value = self.graph.add_input(t.with_shape(shape), var.name)
         self.values[var] = value
         return value
+
+    def _dim_name(self, want: str) -> str:
+        name, k = want, 1
+        while name in self._dim_names:
+            k += 1
+            name = f"{want}_{k}"
+        self._dim_names.add(name)
+        return name
 
     def value(self, var) -> Value:
         """The IR value of a PyTensor variable; constants are made on first use."""
@@ -69,13 +83,33 @@ class LiftContext:
         expected = ir_type(var)
         if arr.dtype.name != expected.dtype:
             arr = arr.astype(expected.dtype)
-        # A 0-d (or all-ones) constant is how PyTensor stores a Python literal.
-        value = Value.constant(arr, var.name, weak=arr.size == 1)
+        value = Value.constant(arr, var.name)
         self.values[var] = value
         return value
 
     def op(self, op: str, *inputs: Value, name: str | None = None, **attrs) -> Value:
         return self.builder.op(op, *inputs, name=name, **attrs)
+
+    def ints(self, values) -> Value:
+        """An int64 constant (a shape, sizes, bounds)."""
+        return Value.constant(np.asarray(values, dtype=np.int64))
+
+    def shape_of(self, value: Value, start: int = 0, end: int | None = None) -> Value:
+        """The sizes of axes start:end of `value`, as an int64 vector (static ones fold)."""
+        dims = value.shape[start:end]
+        if all(isinstance(d, int) for d in dims):
+            return self.ints(dims)
+        return self.op("Shape", value, start=start, end=end)
+
+    def pack(self, items: list[Value]) -> Value:
+        """A 1-D int64 value from 0-D int64 IR values (constants fold)."""
+        if all(v.const is not None for v in items):
+            return self.ints([v.const for v in items])
+        return self.op("Concat", *[self.op("Unsqueeze", v, axes=(0,)) for v in items], axis=0)
+
+    def vector(self, parts) -> Value:
+        """A 1-D int64 value from 0-D PyTensor variables (MakeVector of shape entries)."""
+        return self.pack([self.cast(self.value(v), "int64") for v in parts])
 
     def cast(self, value: Value, dtype: str) -> Value:
         """`value` as `dtype`: constants converted now, others through one shared Cast."""
@@ -83,7 +117,7 @@ class LiftContext:
             return value
         if value.const is not None:
             with np.errstate(all="ignore"):
-                return Value.constant(value.const.astype(dtype), value.name, weak=value.weak)
+                return Value.constant(value.const.astype(dtype), value.name)
         key = (value, dtype)
         if key not in self._casts:
             self._casts[key] = self.op("Cast", value, to=dtype)

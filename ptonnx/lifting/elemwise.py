@@ -98,7 +98,7 @@ def lift_scalar(ctx, scalar_op, inputs: list[Value], out_dtypes: list[str], name
         raise UnsupportedOpError(f"Elemwise{{{scalar_op}}}", where, supported_scalar_ops(), family="scalar ops")
     (out_dtype,) = out_dtypes
     schema = get_schema(ir_op)
-    arity = len(schema.inputs)
+    arity = len(schema.input_vars)
     if len(inputs) > arity and arity == 2 and ir_op in ("Add", "Mul"):
         head = reduce(lambda a, b: _apply(ctx, ir_op, [a, b], out_dtype, None), inputs[:-1])
         inputs = [head, inputs[-1]]
@@ -110,13 +110,13 @@ def lift_scalar(ctx, scalar_op, inputs: list[Value], out_dtypes: list[str], name
 def _apply(ctx, ir_op: str, inputs: list[Value], out_dtype: str, name) -> Value:
     """Emit `ir_op`, first casting inputs where PyTensor's scalar op would convert them."""
     schema = get_schema(ir_op)
-    out_var = schema.outputs[0]
+    out_var = schema.output_vars[0]
     if out_var not in ALL_DTYPES:
         promoted = schema.var_dtypes([v.type for v in inputs])[out_var]
         if promoted != out_dtype:
             inputs = [
                 ctx.cast(v, out_dtype) if var == out_var else v
-                for var, v in zip(schema.inputs, inputs)
+                for var, v in zip(schema.input_vars, inputs)
             ]
     value = ctx.op(ir_op, *inputs, name=name)
     if value.dtype != out_dtype:
@@ -136,6 +136,16 @@ def _lift_cast(ctx, scalar_op, inputs, out_dtypes, names, where):
 @_special(ps.Identity)
 def _lift_identity(ctx, scalar_op, inputs, out_dtypes, names, where):
     return [inputs[0]]
+
+
+@_special(ps.Second)
+def _lift_second(ctx, scalar_op, inputs, out_dtypes, names, where):
+    """fill(a, b): b broadcast with a's shape."""
+    a, b = inputs
+    b = ctx.cast(b, out_dtypes[0])
+    if a.type.shape == b.type.shape and all(isinstance(d, int) and d != 1 or d == b.shape[i] for i, d in enumerate(a.shape)):
+        return [b]
+    return [ctx.op("Expand", b, ctx.shape_of(a), name=names[0])]
 
 
 @_special(ps.Sqr)
@@ -195,7 +205,7 @@ def _lift_composite(ctx, scalar_op, inputs, out_dtypes, names, where):
         if var in env:
             return env[var]
         if isinstance(var, ps.ScalarConstant):
-            env[var] = Value.constant(np.asarray(var.data, dtype=var.type.dtype), weak=True)
+            env[var] = Value.constant(np.asarray(var.data, dtype=var.type.dtype))
             return env[var]
         raise LiftingError(f"Composite {scalar_op} at {where}: inner variable {var} has no definition")
 

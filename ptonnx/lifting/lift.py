@@ -30,6 +30,7 @@ def lift(fgraph, name: str = "graph") -> Graph:
             rng = next((v for v in apply.inputs if is_random(v)), apply.inputs[0])
             raise random_error(rng, [apply])
         rule = lifter_for(apply.op, apply.outputs[0])
+        ctx.builder.source = apply.outputs[0]
         results = rule(ctx, apply)
         if len(results) != len(apply.outputs):
             raise LiftingError(f"lifting {apply.op} gave {len(results)} values for {len(apply.outputs)} outputs")

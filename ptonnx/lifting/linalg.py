@@ -10,16 +10,14 @@ feeds it lifts to an unused zero constant.
 
 from __future__ import annotations
 
-import numpy as np
-from pytensor.tensor.basic import AllocEmpty
 from pytensor.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.math import Dot
 
-from ptonnx.errors import LiftingError, UnsupportedOpError
+from ptonnx.errors import UnsupportedOpError
 from ptonnx.ir import Value
 from ptonnx.lifting.dispatch import LIFTERS, lifts
-from ptonnx.lifting.tensor import constant_array, require_ints
+from ptonnx.lifting.tensor import constant_array
 
 #: Blockwise core ops ptonnx lifts, by class
 BLOCKWISE_CORES = (Dot,)
@@ -96,15 +94,3 @@ def lift_ger(ctx, node):
     row = ctx.op("Unsqueeze", ctx.value(y), axes=(0,))
     product = ctx.op("MatMul", column, row)
     return _gemm_like(ctx, node, product, alpha, a)
-
-
-@lifts(AllocEmpty)
-def lift_alloc_empty(ctx, node):
-    out = node.outputs[0]
-    shape = [require_ints(ctx, v, "AllocEmpty shape", f"AllocEmpty producing {out}")[0] for v in node.inputs]
-    if np.prod(shape, dtype=np.int64) > 1 << 20:
-        raise LiftingError(
-            f"AllocEmpty producing {out}: {shape} is too large to stand in as a constant; "
-            "compile without BLAS rewrites (exclude 'BlasOpt') or build the graph without them"
-        )
-    return [Value.constant(np.zeros(shape, dtype=out.type.dtype), out.name)]

@@ -1,8 +1,13 @@
-"""DimShuffle as Squeeze (dropped axes) -> Transpose -> Unsqueeze (new axes)."""
+"""Shape ops: DimShuffle (Squeeze -> Transpose -> Unsqueeze), Shape, Shape_i, Alloc, AllocEmpty."""
 
 from __future__ import annotations
 
+import numpy as np
+from pytensor.tensor.basic import Alloc, AllocEmpty
 from pytensor.tensor.elemwise import DimShuffle
+from pytensor.tensor.shape import Shape, Shape_i
+
+from ptonnx.ir import Value
 
 from ptonnx.lifting.dispatch import lifts
 
@@ -23,3 +28,33 @@ def lift_dimshuffle(ctx, node):
     if value is not source and value.name is None:
         value.name = name
     return [value]
+
+
+@lifts(Shape)
+def lift_shape(ctx, node):
+    return [ctx.shape_of(ctx.value(node.inputs[0]))]
+
+
+@lifts(Shape_i)
+def lift_shape_i(ctx, node):
+    i = node.op.i
+    size = ctx.shape_of(ctx.value(node.inputs[0]), i, i + 1)
+    if size.const is not None:
+        return [ctx.ints(size.const[0])]
+    return [ctx.op("Squeeze", size, axes=(0,))]
+
+
+@lifts(Alloc)
+def lift_alloc(ctx, node):
+    """`alloc(value, *shape)`: value broadcast to the shape (sizes may be computed)."""
+    value, *shape = node.inputs
+    out = node.outputs[0]
+    return [ctx.op("Expand", ctx.cast(ctx.value(value), out.type.dtype), ctx.vector(shape), name=out.name)]
+
+
+@lifts(AllocEmpty)
+def lift_alloc_empty(ctx, node):
+    """Uninitialised memory in PyTensor; zeros here (any contents are PyTensor's numbers)."""
+    out = node.outputs[0]
+    zero = Value.constant(np.zeros((), dtype=out.type.dtype))
+    return [ctx.op("Expand", zero, ctx.vector(node.inputs), name=out.name)]

@@ -67,16 +67,14 @@ def lift_join(ctx, node):
 
 @lifts(Split)
 def lift_split(ctx, node):
+    """Sizes are a value (they may be computed); the number of pieces is static."""
     x, axis_var, splits_var = node.inputs
     where = f"Split producing {node.outputs[0]}"
     (axis,) = require_ints(ctx, axis_var, "split axis", where)
-    sizes = require_ints(ctx, splits_var, "split sizes", where)
-    if len(sizes) != len(node.outputs):
-        raise LiftingError(f"{where}: {len(sizes)} split sizes for {len(node.outputs)} outputs")
     ir_node = ctx.builder.node(
         "Split",
-        [ctx.value(x)],
-        {"axis": normalize_axis(axis, x.type.ndim, where), "split": sizes},
+        [ctx.value(x), ctx.cast(ctx.value(splits_var), "int64")],
+        {"axis": normalize_axis(axis, x.type.ndim, where), "num_outputs": len(node.outputs)},
         names=[o.name for o in node.outputs],
     )
     return list(ir_node.outputs)
@@ -97,10 +95,7 @@ def lift_make_vector(ctx, node):
 def lift_reshape(ctx, node):
     x, shape_var = node.inputs
     out = node.outputs[0]
-    shape = require_ints(ctx, shape_var, "target shape", f"Reshape producing {out}")
-    if len(shape) != out.type.ndim:
-        raise LiftingError(f"Reshape producing {out}: target shape {shape} has {len(shape)} entries for {out.type.ndim} dims")
-    return [ctx.op("Reshape", ctx.value(x), shape=shape, name=out.name)]
+    return [ctx.op("Reshape", ctx.value(x), ctx.cast(ctx.value(shape_var), "int64"), name=out.name)]
 
 
 @lifts(Softmax)
@@ -149,9 +144,9 @@ def _softmax(ctx, node, x):
     perm = others + axes
     moved = ctx.op("Transpose", x, perm=perm) if perm != tuple(range(ndim)) else x
     kept = tuple(x.shape[a] for a in others)
-    flat = ctx.op("Reshape", moved, shape=kept + (-1,))
+    flat = ctx.op("Reshape", moved, ctx.ints(kept + (-1,)))
     soft = ctx.op("Softmax", flat, axis=len(kept))
-    back = ctx.op("Reshape", soft, shape=moved.shape)
+    back = ctx.op("Reshape", soft, ctx.ints(moved.shape))
     if moved is x:
         return back
     inverse = tuple(int(i) for i in np.argsort(perm))

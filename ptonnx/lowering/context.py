@@ -27,6 +27,7 @@ class LowerContext:
         self._taken: set[str] = set()
         self._counters: dict[str, int] = {}
         self._small_consts: dict[tuple, str] = {}
+        self._produced: set[str] = set()
 
     def unique(self, hint: str) -> str:
         hint = hint or "v"
@@ -80,7 +81,24 @@ class LowerContext:
         if isinstance(outputs, int):
             outputs = [self.unique(hint or op_type.lower()) for _ in range(outputs)]
         self.nodes.append(helper.make_node(op_type, inputs, outputs, name=self.unique(f"{op_type}_node"), **attributes))
+        self._produced.update(outputs)
         return outputs
+
+    def is_produced(self, name: str) -> bool:
+        """Whether an emitted node writes `name` (not an input or an initializer)."""
+        return name in self._produced
+
+    def rename(self, renames: dict[str, str]) -> None:
+        """Rename node-produced values everywhere they appear (for the graph's output names)."""
+        if not renames:
+            return
+        for node in self.nodes:
+            for field in (node.input, node.output):
+                for i, n in enumerate(field):
+                    if n in renames:
+                        field[i] = renames[n]
+        self._produced = {renames.get(n, n) for n in self._produced}
+        self._names = {v: renames.get(n, n) for v, n in self._names.items()}
 
     def emit1(self, op_type: str, inputs: list[str], hint: str | None = None, out: str | None = None, **attributes) -> str:
         return self.emit(op_type, inputs, [out] if out else 1, hint, **attributes)[0]

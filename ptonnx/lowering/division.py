@@ -44,10 +44,10 @@ def _sign_differs(ctx, r, b, dtype):
 
 
 @emits("IntDiv")
-def emit_int_div(ctx, node, inputs, outputs):
+def emit_int_div(ctx, node, inputs):
     (a, b), dtype = inputs, node.outputs[0].dtype
     if dtype in FLOAT_DTYPES:
-        return _float_floor_div(ctx, a, b, dtype, outputs)
+        return _float_floor_div(ctx, a, b, dtype)
     zero, minus_one, bs = _safe_divisor(ctx, node, b, dtype)
     r = ctx.emit1("Mod", [a, bs], fmod=1)
     q = ctx.emit1("Div", [a, bs])
@@ -57,12 +57,13 @@ def emit_int_div(ctx, node, inputs, outputs):
         fixes.append((minus_one, ctx.emit1("Sub", [ctx.scalar(0, dtype), a])))
     if zero is not None:
         fixes.append((zero, ctx.scalar(0, dtype)))
-    result = ctx.emit("Sub", [q, adjust], 1 if fixes else outputs)[0]
-    for k, (mask, value) in enumerate(fixes):
-        result = where(ctx, mask, value, result, dtype, outputs if k == len(fixes) - 1 else 1)
+    result = ctx.emit1("Sub", [q, adjust])
+    for mask, value in fixes:
+        result = where(ctx, mask, value, result, dtype)
+    return result
 
 
-def _float_floor_div(ctx, a, b, dtype, outputs):
+def _float_floor_div(ctx, a, b, dtype):
     """NumPy's npy_floor_divide, step by step, so results agree (the sign of a zero too)."""
     m = ctx.emit1("Mod", [a, b], fmod=1)
     div = ctx.emit1("Div", [ctx.emit1("Sub", [a, m]), b])
@@ -74,17 +75,16 @@ def _float_floor_div(ctx, a, b, dtype, outputs):
     quotient = ctx.emit1("Div", [a, b])
     floor = with_zero_sign(ctx, floor, is_negative(ctx, quotient, dtype), dtype)  # NumPy: copysign(0, a / b)
     zero = ctx.emit1("Equal", [b, ctx.scalar(0, dtype)])
-    where(ctx, zero, quotient, floor, dtype, outputs)
+    return where(ctx, zero, quotient, floor, dtype)
 
 
 @emits("Mod")
-def emit_mod(ctx, node, inputs, outputs):
+def emit_mod(ctx, node, inputs):
     (a, b), dtype = inputs, node.outputs[0].dtype
     if dtype in FLOAT_DTYPES:
         m = ctx.emit1("Mod", [a, b], fmod=1)
         fix = _sign_differs(ctx, m, b, dtype)
         m = where(ctx, fix, ctx.emit1("Add", [m, b]), m, dtype)
-        with_zero_sign(ctx, m, is_negative(ctx, b, dtype), dtype, outputs)  # NumPy: copysign(0, b)
-        return
+        return with_zero_sign(ctx, m, is_negative(ctx, b, dtype), dtype)  # NumPy: copysign(0, b)
     _, _, bs = _safe_divisor(ctx, node, b, dtype)
-    ctx.emit("Mod", [a, bs], outputs, fmod=0)  # x % 1 == 0 == x % -1 == NumPy's x % 0
+    return ctx.emit("Mod", [a, bs], fmod=0)  # x % 1 == 0 == x % -1 == NumPy's x % 0

@@ -29,23 +29,23 @@ LOGICAL = {
 }
 
 
-def widened(ctx, op_type: str, inputs: list[str], dtype: str, t_positions, outputs=1, **attributes) -> list[str]:
+def widened(ctx, op_type: str, inputs: list[str], dtype: str, t_positions, **attributes) -> list[str]:
     """Emit `op_type`, through a wider dtype where onnxruntime has no kernel for `dtype`."""
     wide = RUNTIME_WIDENING.get((op_type, dtype))
     if wide is None:
-        return ctx.emit(op_type, inputs, outputs, **attributes)
+        return ctx.emit(op_type, inputs, **attributes)
     args = [ctx.emit1("Cast", [n], to=onnx_dtype(wide)) if i in t_positions else n for i, n in enumerate(inputs)]
     result = ctx.emit1(op_type, args, **attributes)
-    return ctx.emit("Cast", [result], outputs, to=onnx_dtype(dtype))
+    return ctx.emit("Cast", [result], to=onnx_dtype(dtype))
 
 
-def where(ctx, cond: str, a: str, b: str, dtype: str, outputs=1) -> str:
+def where(ctx, cond: str, a: str, b: str, dtype: str) -> str:
     """`Where` that onnxruntime can run for any dtype.
 
     onnxruntime's float Where turns a -0.0 taken from `a` into +0.0 (from `b` it
     keeps it): callers pass a value whose zero sign matters as `b`.
     """
-    return widened(ctx, "Where", [cond, a, b], dtype, (1, 2), outputs)[0]
+    return widened(ctx, "Where", [cond, a, b], dtype, (1, 2))[0]
 
 
 def _reciprocal_negative(ctx, value: str, dtype: str) -> str:
@@ -61,7 +61,7 @@ def _negative_zero(ctx, value: str, known, dtype: str) -> str | None:
 
 
 @emits("Where")
-def emit_where(ctx, node, inputs, outputs):
+def emit_where(ctx, node, inputs):
     """The user's `switch`, keeping the sign of a selected zero.
 
     onnxruntime's float Where gives +0.0 for a -0.0 taken from its first branch,
@@ -71,9 +71,9 @@ def emit_where(ctx, node, inputs, outputs):
     """
     cond, a, b = inputs
     dtype = node.outputs[0].dtype
-    selected = where(ctx, cond, a, b, dtype, 1 if dtype in FLOAT_DTYPES else outputs)
+    selected = where(ctx, cond, a, b, dtype)
     if dtype not in FLOAT_DTYPES:
-        return
+        return selected
     terms = []
     for taken, branch, known in ((cond, a, node.inputs[1].const), (None, b, node.inputs[2].const)):
         is_negative_zero = _negative_zero(ctx, branch, known, dtype)
@@ -81,13 +81,12 @@ def emit_where(ctx, node, inputs, outputs):
             taken = taken or ctx.emit1("Not", [cond])
             terms.append(ctx.emit1("And", [taken, is_negative_zero]))
     if not terms:
-        ctx.emit("Identity", [selected], outputs)
-        return
+        return selected
     negative_zero = terms[0] if len(terms) == 1 else ctx.emit1("Or", terms)
-    with_zero_sign(ctx, selected, negative_zero, dtype, outputs)
+    return with_zero_sign(ctx, selected, negative_zero, dtype)
 
 
-def with_zero_sign(ctx, value: str, negative_zero: str, dtype: str, outputs=1) -> str:
+def with_zero_sign(ctx, value: str, negative_zero: str, dtype: str) -> str:
     """`value`, but -0.0 where the bool `negative_zero` says a zero result is negative.
 
     Computed as |value| times -1 or 1: the factors are never zero, so no Where has
@@ -96,7 +95,7 @@ def with_zero_sign(ctx, value: str, negative_zero: str, dtype: str, outputs=1) -
     """
     negative = ctx.emit1("Or", [ctx.emit1("Less", [value, ctx.scalar(0, dtype)]), negative_zero])
     factor = where(ctx, negative, ctx.scalar(-1, dtype), ctx.scalar(1, dtype), dtype)
-    return ctx.emit("Mul", [ctx.emit1("Abs", [value]), factor], outputs)[0]
+    return ctx.emit("Mul", [ctx.emit1("Abs", [value]), factor])[0]
 
 
 def is_negative(ctx, value: str, dtype: str) -> str:
@@ -116,44 +115,43 @@ def _adds_positive_zero(node) -> int | None:
 
 
 @emits(*DIRECT)
-def emit_direct(ctx, node, inputs, outputs):
+def emit_direct(ctx, node, inputs):
     schema = get_schema(node.op)
-    out_var = schema.outputs[0]
-    t_positions = [i for i, var in enumerate(schema.inputs) if var == out_var]
+    out_var = schema.output_vars[0]
+    t_positions = [i for i, var in enumerate(schema.input_vars) if var == out_var]
     zero = _adds_positive_zero(node)
     if zero is not None:
         # onnxruntime's basic optimiser drops `x + 0` as a no-op, but -0.0 + 0.0 is +0.0:
         # the same numbers as Where(x == 0, +0.0, x), which no optimiser rewrites
         x, dtype = inputs[1 - zero], node.outputs[0].dtype
-        where(ctx, ctx.emit1("Equal", [x, ctx.scalar(0, dtype)]), inputs[zero], x, dtype, outputs)
-        return
-    widened(ctx, node.op, inputs, node.outputs[0].dtype, t_positions, outputs)
+        return where(ctx, ctx.emit1("Equal", [x, ctx.scalar(0, dtype)]), inputs[zero], x, dtype)
+    return widened(ctx, node.op, inputs, node.outputs[0].dtype, t_positions)
 
 
 @emits(*LOGICAL)
-def emit_logical(ctx, node, inputs, outputs):
+def emit_logical(ctx, node, inputs):
     on_bool, on_int = LOGICAL[node.op]
-    ctx.emit(on_bool if node.inputs[0].dtype == "bool" else on_int, inputs, outputs)
+    return ctx.emit(on_bool if node.inputs[0].dtype == "bool" else on_int, inputs)
 
 
 @emits("Erf")
-def emit_erf(ctx, node, inputs, outputs):
+def emit_erf(ctx, node, inputs):
     check_float64(node)
-    ctx.emit("Erf", inputs, outputs)
+    return ctx.emit("Erf", inputs)
 
 
 @emits("NotEqual")
-def emit_not_equal(ctx, node, inputs, outputs):
-    ctx.emit("Not", [ctx.emit1("Equal", inputs)], outputs)
+def emit_not_equal(ctx, node, inputs):
+    return ctx.emit("Not", [ctx.emit1("Equal", inputs)])
 
 
 @emits("Cast")
-def emit_cast(ctx, node, inputs, outputs):
-    ctx.emit("Cast", inputs, outputs, to=onnx_dtype(node.attrs["to"]))
+def emit_cast(ctx, node, inputs):
+    return ctx.emit("Cast", inputs, to=onnx_dtype(node.attrs["to"]))
 
 
 @emits("RoundHalfAwayFromZero")
-def emit_round_half_away(ctx, node, inputs, outputs):
+def emit_round_half_away(ctx, node, inputs):
     """C's round(), which PyTensor's C code calls: floor(|x|), plus 1 where the fraction
     is at least 1/2, with x's sign (a zero too). Exact: |x| - floor(|x|) does not round.
     (PyTensor's Python implementation, floor(x + 0.5), rounds 0.49999997 up in float32
@@ -163,4 +161,4 @@ def emit_round_half_away(ctx, node, inputs, outputs):
     whole = ctx.emit1("Floor", [magnitude])
     up = ctx.emit1("GreaterOrEqual", [ctx.emit1("Sub", [magnitude, whole]), ctx.scalar(0.5, dtype)])
     rounded = ctx.emit1("Add", [whole, ctx.emit1("Cast", [up], to=onnx_dtype(dtype))])
-    with_zero_sign(ctx, rounded, is_negative(ctx, x, dtype), dtype, outputs)
+    return with_zero_sign(ctx, rounded, is_negative(ctx, x, dtype), dtype)

@@ -25,7 +25,7 @@ def _nonzero(ctx, v, dtype):
     return ctx.emit1("Greater", [ctx.emit1("Abs", [v]), ctx.scalar(0, dtype)])
 
 
-def log1p(ctx, x, dtype, outputs=1) -> str:
+def log1p(ctx, x, dtype) -> str:
     """Kahan's log1p: log(u) * (x / (u - 1)) with u = 1 + x; x where u rounds to 1.
 
     The quotient x / (u - 1) is close to 1, so nothing overflows for huge x
@@ -36,16 +36,16 @@ def log1p(ctx, x, dtype, outputs=1) -> str:
     scaled = ctx.emit1("Mul", [ctx.emit1("Log", [u]), ctx.emit1("Div", [x, um1])])
     not_tiny = _nonzero(ctx, um1, dtype)
     result = where(ctx, _is_pos_inf(ctx, u, dtype), u, scaled, dtype)
-    return where(ctx, not_tiny, result, x, dtype, outputs)  # x as `b`: log1p(-0.0) is -0.0
+    return where(ctx, not_tiny, result, x, dtype)  # x as `b`: log1p(-0.0) is -0.0
 
 
 @emits("Log1p")
-def emit_log1p(ctx, node, inputs, outputs):
-    log1p(ctx, inputs[0], node.outputs[0].dtype, outputs)
+def emit_log1p(ctx, node, inputs):
+    return log1p(ctx, inputs[0], node.outputs[0].dtype)
 
 
 @emits("Expm1")
-def emit_expm1(ctx, node, inputs, outputs):
+def emit_expm1(ctx, node, inputs):
     """Kahan's expm1: (u - 1) * (x / log(u)) with u = exp(x); x where u rounds to 1,
     -1 where u - 1 rounds to -1, u where u overflows. The quotient is close to 1
     (`(u - 1) * x` overflowed: float32 expm1(85) was inf)."""
@@ -57,21 +57,21 @@ def emit_expm1(ctx, node, inputs, outputs):
     minus_one = ctx.emit1("Equal", [um1, ctx.scalar(-1, dtype)])
     result = where(ctx, _is_pos_inf(ctx, u, dtype), u, scaled, dtype)
     result = where(ctx, minus_one, um1, result, dtype)
-    where(ctx, not_one, result, x, dtype, outputs)  # x as `b`: expm1(-0.0) is -0.0
+    return where(ctx, not_one, result, x, dtype)  # x as `b`: expm1(-0.0) is -0.0
 
 
 @emits("Softplus")
-def emit_softplus(ctx, node, inputs, outputs):
+def emit_softplus(ctx, node, inputs):
     """PyTensor's piecewise softplus (ONNX's Softplus overflows to inf for large inputs)."""
     (x,), dtype = inputs, node.outputs[0].dtype
     e = ctx.emit1("Exp", [x])
     middle = ctx.emit1("Add", [x, ctx.emit1("Exp", [ctx.emit1("Neg", [x])])])
     result = where(ctx, ctx.emit1("Less", [x, ctx.scalar(33.3, dtype)]), middle, x, dtype)
     result = where(ctx, ctx.emit1("Less", [x, ctx.scalar(18, dtype)]), log1p(ctx, e, dtype), result, dtype)
-    where(ctx, ctx.emit1("Less", [x, ctx.scalar(-37, dtype)]), e, result, dtype, outputs)
+    return where(ctx, ctx.emit1("Less", [x, ctx.scalar(-37, dtype)]), e, result, dtype)
 
 
-def sigmoid(ctx, x, dtype, outputs=1) -> str:
+def sigmoid(ctx, x, dtype) -> str:
     """1 / (1 + t) for x >= 0 and t / (1 + t) below, with t = exp(-|x|) <= 1.
 
     onnxruntime's Sigmoid kernel is only absolutely accurate for negative x
@@ -81,12 +81,12 @@ def sigmoid(ctx, x, dtype, outputs=1) -> str:
     t = ctx.emit1("Exp", [ctx.emit1("Neg", [ctx.emit1("Abs", [x])])])
     r = ctx.emit1("Reciprocal", [ctx.emit1("Add", [t, ctx.scalar(1, dtype)])])
     positive = ctx.emit1("GreaterOrEqual", [x, ctx.scalar(0, dtype)])
-    return where(ctx, positive, r, ctx.emit1("Mul", [t, r]), dtype, outputs)
+    return where(ctx, positive, r, ctx.emit1("Mul", [t, r]), dtype)
 
 
 @emits("Sigmoid")
-def emit_sigmoid(ctx, node, inputs, outputs):
-    sigmoid(ctx, inputs[0], node.outputs[0].dtype, outputs)
+def emit_sigmoid(ctx, node, inputs):
+    return sigmoid(ctx, inputs[0], node.outputs[0].dtype)
 
 
 #: below this magnitude tanh(x) rounds to x (x**2 / 3 is under half an ulp)
@@ -96,15 +96,14 @@ TANH_VIA_EXP_FROM = {"float64": 0.6}
 
 
 @emits("Tanh")
-def emit_tanh(ctx, node, inputs, outputs):
+def emit_tanh(ctx, node, inputs):
     """Tanh, but x itself for tiny |x| (onnxruntime's float32 Tanh is ~100 ulp off near
     the smallest normal numbers) and, in float64, sign(x) (1 - 2 / (exp(2|x|) + 1)) for
     large |x|, where the quotient is small and exp's error shrinks with it."""
     (x,), dtype = inputs, node.outputs[0].dtype
     bound = TANH_IDENTITY_BELOW.get(dtype)
     if bound is None:
-        ctx.emit("Tanh", inputs, outputs)
-        return
+        return ctx.emit("Tanh", inputs)
     magnitude = ctx.emit1("Abs", [x])
     result = ctx.emit1("Tanh", [x])
     large = TANH_VIA_EXP_FROM.get(dtype)
@@ -114,4 +113,4 @@ def emit_tanh(ctx, node, inputs, outputs):
         signed = where(ctx, ctx.emit1("Less", [x, ctx.scalar(0, dtype)]), ctx.emit1("Neg", [tail]), tail, dtype)
         result = where(ctx, ctx.emit1("GreaterOrEqual", [magnitude, ctx.scalar(large, dtype)]), signed, result, dtype)
     not_tiny = ctx.emit1("GreaterOrEqual", [magnitude, ctx.scalar(bound, dtype)])
-    where(ctx, not_tiny, result, x, dtype, outputs)  # x as `b` keeps the sign of a zero
+    return where(ctx, not_tiny, result, x, dtype)  # x as `b` keeps the sign of a zero

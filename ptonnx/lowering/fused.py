@@ -11,13 +11,12 @@ from ptonnx.lowering.registry import emits
 
 
 @emits("FusedConv")
-def emit_fused_conv(ctx, node, inputs, outputs):
+def emit_fused_conv(ctx, node, inputs):
     check_float64(node)
     attributes = conv_attributes(node)
     activation = attributes.pop("activation")
     inputs = conv_inputs(node, inputs)
     if activation == "none":
-        ctx.emit("Conv", inputs, outputs, **attributes)
-        return
-    y = ctx.emit1("Conv", inputs, hint=f"{outputs[0]}_conv", **attributes)
-    ctx.emit("Mul", [y, ctx.emit1("Sigmoid", [y])], outputs)
+        return ctx.emit("Conv", inputs, **attributes)
+    y = ctx.emit1("Conv", inputs, hint="conv", **attributes)
+    return ctx.emit("Mul", [y, ctx.emit1("Sigmoid", [y])])

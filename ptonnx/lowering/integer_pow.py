@@ -62,11 +62,10 @@ def _reduced_exponent(ctx, e: str, bits: int) -> tuple[str, int]:
 
 
 @emits("Pow")
-def emit_pow(ctx, node, inputs, outputs):
+def emit_pow(ctx, node, inputs):
     dtype = node.outputs[0].dtype
     if dtype in FLOAT_DTYPES:
-        ctx.emit("Pow", inputs, outputs)
-        return
+        return ctx.emit("Pow", inputs)
     x, e = inputs
     base = ctx.emit1("Cast", [x], to=onnx_dtype(WIDE))
     known = _const_exponent(node)
@@ -88,4 +87,4 @@ def emit_pow(ctx, node, inputs, outputs):
             return ctx.emit1("Equal", [ctx.emit1("BitwiseAnd", [shifted, one]), one])
 
         result = _power_by_bits(ctx, base, bit, n_bits)  # every factor is a Where: shapes broadcast
-    ctx.emit("Cast", [result], outputs, to=onnx_dtype(dtype))
+    return ctx.emit("Cast", [result], to=onnx_dtype(dtype))

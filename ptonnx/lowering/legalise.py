@@ -43,7 +43,7 @@ COMPUTE_DTYPES = (
 
 def compute_dtype(op: str, dtype: str) -> str | None:
     """The dtype IR op `op` on `dtype` operands is emitted in, or None for its own."""
-    if get_schema(op).layout_only or op in EXACT_OPS:
+    if get_schema(op).has("layout") or op in EXACT_OPS:
         return None
     return next((wide for ops, dtypes, wide in COMPUTE_DTYPES if dtype in dtypes and (ops is None or op in ops)), None)
 
@@ -51,7 +51,7 @@ def compute_dtype(op: str, dtype: str) -> str | None:
 def _compute_dtypes(node) -> dict[str, str]:
     """type variable -> compute dtype, for the variables of `node` that need one."""
     schema = get_schema(node.op)
-    variables = (*schema.vars_of_inputs(len(node.inputs)), *schema.outputs)
+    variables = (*schema.vars_of_inputs(len(node.inputs)), *schema.vars_of_outputs(len(node.outputs)))
     wide: dict[str, str] = {}
     for var, value in zip(variables, (*node.inputs, *node.outputs)):
         if var not in ALL_DTYPES and var not in wide:
@@ -66,13 +66,18 @@ def _retyped(value: Value, dtype: str) -> Value:
     return Value(value.type.with_dtype(dtype), value.name, const=const)
 
 
+def names(result) -> list[str]:
+    """An emitter's result as a list of ONNX names (an emitter may return one name)."""
+    return [result] if isinstance(result, str) else list(result)
+
+
 def legalised(emitter):
     """Wrap `emitter` so that it sees (and emits) the node in its compute dtype."""
 
-    def emit(ctx, node, inputs, outputs):
+    def emit(ctx, node, inputs):
         wide = _compute_dtypes(node)
         if not wide:
-            return emitter(ctx, node, inputs, outputs)
+            return names(emitter(ctx, node, inputs))
         schema = get_schema(node.op)
         variables = schema.vars_of_inputs(len(node.inputs))
         new_inputs, new_names = [], []
@@ -86,23 +91,15 @@ def legalised(emitter):
             else:
                 new_inputs.append(v)
                 new_names.append(name)
-        new_outputs, out_names, back = [], [], []
-        for var, v, name in zip(schema.outputs, node.outputs, outputs):
-            if var in wide and v.dtype != wide[var]:
-                new_outputs.append(_retyped(v, wide[var]))
-                wide_name = ctx.unique(f"{name}_{wide[var]}")
-                out_names.append(wide_name)
-                back.append((wide_name, name, v.dtype))
-            else:
-                new_outputs.append(v)
-                out_names.append(name)
-        view = SimpleNamespace(op=node.op, attrs=node.attrs, name=node.name, inputs=tuple(new_inputs), outputs=tuple(new_outputs))
-        emitter(ctx, view, new_names, out_names)
-        for wide_name, name, dtype in back:
-            ctx.emit("Cast", [wide_name], [name], to=onnx_dtype(dtype))
+        out_vars = schema.vars_of_outputs(len(node.outputs))
+        new_outputs = [_retyped(v, wide[var]) if var in wide else v for var, v in zip(out_vars, node.outputs)]
+        view = SimpleNamespace(op=node.op, attrs=node.attrs, name=node.name, source=node.source,
+                               inputs=tuple(new_inputs), outputs=tuple(new_outputs))
+        results = names(emitter(ctx, view, new_names))
+        return [
+            ctx.emit1("Cast", [r], to=onnx_dtype(v.dtype)) if var in wide and v.dtype != wide[var] else r
+            for var, v, r in zip(out_vars, node.outputs, results)
+        ]
 
     emit.__wrapped__ = emitter
     return emit
-
-
-

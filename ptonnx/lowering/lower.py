@@ -19,8 +19,8 @@ PRODUCER = "ptonnx"
 
 
 def _value_info(name: str, value: Value) -> onnx.ValueInfoProto:
-    dims = [f"{name}_dim{i}" if d is None else d for i, d in enumerate(value.shape)]
-    return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), dims)
+    """Static dims as sizes, symbolic ones by name; an unknown dim (None) stays unnamed."""
+    return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), list(value.shape))
 
 
 def _is_input(value: Value) -> bool:
@@ -43,6 +43,27 @@ def _claim_output_names(ctx: LowerContext, graph: Graph, output_names) -> list[s
         taken.add(name)
         names.append(name)
     return names
+
+
+def _name_outputs(ctx: LowerContext, graph: Graph, out_names: list[str], renames: dict[str, str]) -> None:
+    """Rename, in one sweep, what emitters made to the IR values' names (`renames`) and to
+    the outputs' names: the node that made an output is renamed to write it (once); an
+    input, a constant or a value listed again is copied by an Identity."""
+    renames = dict(renames)
+    outputs_renamed: set[str] = set()
+    copies = []
+    for v, want in zip(graph.outputs, out_names):
+        have = ctx.name_of(v)
+        if have == want:
+            continue
+        if ctx.is_produced(have) and have not in outputs_renamed:
+            renames[have] = want
+            outputs_renamed.add(have)
+        else:
+            copies.append((have, want))
+    ctx.rename(renames)
+    for have, want in copies:
+        ctx.emit("Identity", [renames.get(have, have)], [want])
 
 
 def check_lowerable(graph: Graph) -> None:
@@ -84,24 +105,18 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
         inputs.append(_value_info(n, v))
 
     out_names = _claim_output_names(ctx, graph, output_names)
-    # A node result listed once is written straight into its output name and an
-    # input listed under its own name is the output itself; anything else (a
-    # constant, a renamed input, a value listed again) gets an Identity.
-    copies = []
-    bound: set[Value] = set()
-    for v, n in zip(graph.outputs, out_names):
-        if v.producer is not None and v not in bound:
-            bound.add(v)
-            ctx.bind(v, n)
-        elif not _is_input(v) or ctx.name_of(v) != n:
-            copies.append((v, n))
-
+    readable: dict[str, str] = {}  # a name an emitter made -> the IR value's name
     for node in graph:
-        in_names = [ctx.name_of(v) for v in node.inputs]
-        o_names = [ctx.name_of(o) for o in node.outputs]
-        EMITTERS[node.op](ctx, node, in_names, o_names)
-    for v, n in copies:
-        ctx.emit("Identity", [ctx.name_of(v)], [n])
+        start = len(ctx.nodes)
+        produced = EMITTERS[node.op](ctx, node, [ctx.name_of(v) for v in node.inputs])
+        if len(produced) != len(node.outputs):
+            raise LoweringError(f"{format_node(node)}\n  its emitter gave {len(produced)} names for {len(node.outputs)} outputs")
+        fresh = {o for n in ctx.nodes[start:] for o in n.output}
+        for v, n in zip(node.outputs, produced):
+            ctx.bind(v, n)
+            if v.name and n in fresh and n not in readable:
+                readable[n] = ctx.unique(v.name)
+    _name_outputs(ctx, graph, out_names, readable)
     outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names)]
 
     read = {name for node in ctx.nodes for name in node.input}

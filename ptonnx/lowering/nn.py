@@ -44,20 +44,20 @@ def conv_inputs(node, inputs: list[str]) -> list[str]:
 
 
 @emits("Conv")
-def emit_conv(ctx, node, inputs, outputs):
+def emit_conv(ctx, node, inputs):
     check_float64(node)
-    ctx.emit("Conv", conv_inputs(node, inputs), outputs, **conv_attributes(node))
+    return ctx.emit("Conv", conv_inputs(node, inputs), **conv_attributes(node))
 
 
 @emits("BatchNorm")
-def emit_batch_norm(ctx, node, inputs, outputs):
-    ctx.emit("BatchNormalization", inputs, outputs, epsilon=attrs_of(node)["epsilon"])
+def emit_batch_norm(ctx, node, inputs):
+    return ctx.emit("BatchNormalization", inputs, epsilon=attrs_of(node)["epsilon"])
 
 
 @emits("GlobalAveragePool", "GlobalMaxPool")
-def emit_global_pool(ctx, node, inputs, outputs):
+def emit_global_pool(ctx, node, inputs):
     check_float64(node)
-    ctx.emit(node.op, inputs, outputs)
+    return ctx.emit(node.op, inputs)
 
 
 def _overhang(node) -> tuple[int, int] | None:
@@ -75,7 +75,7 @@ def _overhang(node) -> tuple[int, int] | None:
 
 
 @emits("MaxPool", "AveragePool")
-def emit_pool(ctx, node, inputs, outputs):
+def emit_pool(ctx, node, inputs):
     check_float64(node)
     a = attrs_of(node)
     pads = list(a["pads"])
@@ -96,11 +96,11 @@ def emit_pool(ctx, node, inputs, outputs):
     attrs["pads"] = pads
     if average:
         attrs["count_include_pad"] = int(include_pad)
-    ctx.emit(node.op, [x], outputs, **attrs)
+    return ctx.emit(node.op, [x], **attrs)
 
 
 @emits("Resize")
-def emit_resize(ctx, node, inputs, outputs):
+def emit_resize(ctx, node, inputs):
     check_float64(node)
     a = attrs_of(node)
     if a["scales"]:
@@ -110,12 +110,12 @@ def emit_resize(ctx, node, inputs, outputs):
     attrs = {"mode": a["mode"], "coordinate_transformation_mode": a["coordinate_transformation_mode"], "axes": list(a["axes"])}
     if a["mode"] == "nearest":
         attrs["nearest_mode"] = a["nearest_mode"]
-    ctx.emit("Resize", [inputs[0], *extra_inputs], outputs, **attrs)
+    return ctx.emit("Resize", [inputs[0], *extra_inputs], **attrs)
 
 
 @emits("SiLU")
-def emit_silu(ctx, node, inputs, outputs):
+def emit_silu(ctx, node, inputs):
     """onnxruntime's Sigmoid, whose negative tail is only absolutely accurate (README, known
     limits): the accurate composition of `exp_log.sigmoid` made YOLO11n 1.4-1.7x slower
     (benchmarks/sigmoid_cost.py)."""
-    ctx.emit("Mul", [inputs[0], ctx.emit1("Sigmoid", inputs)], outputs)
+    return ctx.emit("Mul", [inputs[0], ctx.emit1("Sigmoid", inputs)])

@@ -1,4 +1,4 @@
-"""Emitters: one per IR op, `emit(ctx, node, inputs, outputs)` with ONNX names.
+"""Emitters: one per IR op, `emit(ctx, node, input names) -> output names` (or one name).
 
 Every emitter is registered through `legalised`, so it sees its node in the
 dtype onnxruntime computes it in (float16 as float32, bool arithmetic as uint8).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-#: IR op -> emitter(ctx, node, input names, output names)
+#: IR op -> emitter(ctx, node, input names) -> list of output names
 EMITTERS: dict[str, Callable] = {}
 
 

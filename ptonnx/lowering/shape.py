@@ -1,4 +1,4 @@
-"""Layout emitters; opset 18 takes Unsqueeze/Squeeze axes as an int64 input."""
+"""Layout emitters. Opset 18 takes axes, shapes and split sizes as int64 inputs."""
 
 from __future__ import annotations
 
@@ -8,14 +8,42 @@ from ptonnx.lowering.registry import emits
 
 
 @emits("Transpose")
-def emit_transpose(ctx, node, inputs, outputs):
-    ctx.emit("Transpose", inputs, outputs, perm=list(node.attrs["perm"]))
+def emit_transpose(ctx, node, inputs):
+    return ctx.emit("Transpose", inputs, perm=list(node.attrs["perm"]))
 
 
 @emits("Unsqueeze", "Squeeze")
-def emit_axes_op(ctx, node, inputs, outputs):
+def emit_axes_op(ctx, node, inputs):
     if not node.attrs["axes"]:  # ONNX reads empty axes as "every size-1 axis"
-        ctx.emit("Identity", inputs[:1], outputs)
-        return
+        return inputs[0]
     axes = ctx.const(np.asarray(node.attrs["axes"], dtype=np.int64), "axes")
-    ctx.emit(node.op, [inputs[0], axes], outputs)
+    return ctx.emit(node.op, [inputs[0], axes])
+
+
+@emits("Reshape")
+def emit_reshape(ctx, node, inputs):
+    # allowzero=1 gives 0 NumPy's meaning (an empty axis), not ONNX's default "copy this axis"
+    return ctx.emit("Reshape", inputs, allowzero=1)
+
+
+@emits("Expand")
+def emit_expand(ctx, node, inputs):
+    return ctx.emit("Expand", inputs)
+
+
+@emits("Shape")
+def emit_shape(ctx, node, inputs):
+    start, end = node.attrs["start"], node.attrs["end"]
+    return ctx.emit("Shape", inputs, **({"start": start} if start else {}), **({} if end is None else {"end": end}))
+
+
+@emits("Concat")
+def emit_concat(ctx, node, inputs):
+    return ctx.emit("Concat", inputs, axis=node.attrs["axis"])
+
+
+@emits("Split")
+def emit_split(ctx, node, inputs):
+    if len(node.outputs) == 1:
+        return inputs[:1]
+    return ctx.emit("Split", inputs, len(node.outputs), axis=node.attrs["axis"])

@@ -38,11 +38,10 @@ def _sign_of_parity(ctx, k, dtype, odd_sign):
 
 
 @emits("Sin", "Cos")
-def emit_sin_cos(ctx, node, inputs, outputs):
+def emit_sin_cos(ctx, node, inputs):
     (x,), dtype = inputs, node.outputs[0].dtype
     if dtype != "float64":
-        emit_direct(ctx, node, inputs, outputs)
-        return
+        return emit_direct(ctx, node, inputs)
     turns = ctx.emit1("Mul", [x, ctx.scalar(1 / PI[0], dtype)])
     if node.op == "Sin":
         k = ctx.emit1("Round", [turns])
@@ -60,4 +59,4 @@ def emit_sin_cos(ctx, node, inputs, outputs):
     if node.op == "Sin":
         not_tiny = ctx.emit1("GreaterOrEqual", [magnitude, ctx.scalar(SIN_IS_X_BELOW, dtype)])
         result = where(ctx, not_tiny, result, x, dtype)  # x as `b` keeps the sign of a zero
-    ctx.emit("Identity", [result], outputs)
+    return result

@@ -35,7 +35,7 @@ class ConstantFolding:
             if not node.inputs or any(v.const is None for v in node.inputs):
                 return False
             schema = get_schema(node.op)
-            if not schema.foldable:
+            if schema.has("no_fold"):
                 return False
             if _growth(node) > self.max_growth_bytes:
                 skipped["too_large"] += 1
@@ -45,7 +45,6 @@ class ConstantFolding:
             except Exception:  # noqa: BLE001 - e.g. int ** negative: leave it to run time
                 skipped["failed"] += 1
                 return False
-            weak = schema.layout_only and all(v.weak for v in node.inputs)
             for out, array in zip(node.outputs, results):
                 array = array.astype(out.dtype, copy=False)
                 if TensorType.of(array) != out.type:
@@ -53,7 +52,7 @@ class ConstantFolding:
                         f"constant_folding: {format_node(node)} evaluated to {TensorType.of(array)}, "
                         f"not its declared type {out.type}; the op's semantics and type rule disagree"
                     )
-                g.replace_all_uses(out, Value.constant(array, out.name, weak=weak))
+                g.replace_all_uses(out, Value.constant(array, out.name))
             g.remove(node)
             return True
 

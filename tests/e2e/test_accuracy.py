@@ -59,7 +59,7 @@ def test_every_float_op_has_a_bound():
     no_rounding = {"Identity", "Where", "And", "Or", "Xor", "Not"}  # selections, or no float kernel
     float_ops = {
         name for name, s in ptonnx.ir.all_schemas().items()
-        if s.family == "elementwise" and s.outputs[0] != "bool" and name not in no_rounding
+        if s.family == "elementwise" and s.output_vars[0] != "bool" and name not in no_rounding
     }
     assert float_ops - set(BY_OP) == set(), "state these ops' bounds in ptonnx/accuracy.py"
     assert set(BY_OP) - float_ops == set(), "ptonnx/accuracy.py states bounds of ops the registry lacks"

@@ -140,7 +140,7 @@ def test_verify_rejects_a_type_rule_violation_and_an_undefined_output():
 def test_unified_verification_reports_mixed_dtypes():
     g = Graph()
     x = g.add_input(F32, "x")
-    Builder(g).op("Mul", x, Value.constant(np.int8(2), weak=True))
+    Builder(g).op("Mul", x, Value.constant(np.int8(2)))
     ir.verify(g)
     with pytest.raises(VerificationError, match="input 1 is int8, but T is float32"):
         ir.verify(g, unified=True)
@@ -162,12 +162,12 @@ def test_printer_golden():
     g = Graph("demo")
     x = g.add_input(TensorType("float32", (None, "batch")), "x")
     b = Builder(g)
-    y = b.op("Mul", x, Value.constant(np.int8(2), weak=True), name="y")
+    y = b.op("Mul", x, Value.constant(np.int8(2)), name="y")
     z = b.op("Unsqueeze", y, axes=(0,), name="z")
     g.set_outputs([z])
     assert str(g) == (
         "graph demo(%x: f32[?,batch]) {\n"
-        "  %y: f32[?,batch] = Mul(%x, const(2: i8[] weak))\n"
+        "  %y: f32[?,batch] = Mul(%x, const(2: i8[]))\n"
         "  %z: f32[1,?,batch] = Unsqueeze(%y) {axes=(0,)}\n"
         "  return %z\n"
         "}"

@@ -11,6 +11,7 @@ import ptonnx
 from ptonnx import ir
 from ptonnx.errors import TypeRuleError
 from ptonnx.ir import TensorType as T
+from ptonnx.ir import Value
 from ptonnx.ir.interpret import interpret
 from ptonnx.ir.ops.nn import RESIZE_MODES
 from ptonnx.passes import ConstantFolding
@@ -39,13 +40,18 @@ def single_op_graph(op, input_types, attrs, consts=()):
 def test_registry_declares_the_new_ops():
     schemas = ir.all_schemas()
     nn_ops = {"Conv", "BatchNorm", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Resize", "SiLU"}
-    tensor_ops = {"Concat", "Split", "Softmax", "MatMul", "Reshape"}
+    tensor_ops = {"Softmax", "MatMul"}
     assert {n for n, s in schemas.items() if s.family == "nn"} == nn_ops
     assert {n for n, s in schemas.items() if s.family == "tensor"} == tensor_ops
-    assert {n for n in nn_ops | tensor_ops if schemas[n].layout_only} == {"Concat", "Split", "Reshape"}
+    assert not any(schemas[n].has("layout") for n in nn_ops | tensor_ops)
+    assert {"Concat", "Split", "Reshape", "Expand"} <= {n for n, s in schemas.items() if s.has("layout")}
     for name in nn_ops | tensor_ops:
         for kind, default in schemas[name].attributes.values():
             hash(default)
+
+
+def ints(*values):
+    return Value.constant(np.array(values, dtype=np.int64))
 
 
 BAD_TYPES = [
@@ -64,12 +70,14 @@ BAD_TYPES = [
     ("Resize", [F4], {"axes": (1, 3), "scales": (2.0, 2.0), "mode": "linear", "coordinate_transformation_mode": "half_pixel"}, "last two axes"),
     ("Concat", [F4, T("float64", (1, 4, 6, 6))], {"axis": 1}, "one dtype"),
     ("Concat", [F4, T("float32", (1, 4, 5, 6))], {"axis": 1}, "sizes differ"),
-    ("Split", [F4], {"axis": 1, "split": (1, 2)}, "add up"),
+    ("Split", [F4, ints(1, 2)], {"axis": 1, "num_outputs": 2}, "add up"),
+    ("Split", [F4, ints(1, 2)], {"axis": 1, "num_outputs": 3}, "3 sizes"),
     ("Softmax", [F4], {"axis": 4}, "axis"),
     ("MatMul", [T("float32", (3, 4)), T("float32", (5, 2))], {}, "contracted"),
     ("MatMul", [T("float32", (2, 3, 4)), T("float32", (3, 4, 2))], {}, "broadcast"),
-    ("Reshape", [F4], {"shape": (5, -1)}, "cannot reshape"),
-    ("Reshape", [F4], {"shape": (-1, -1)}, "at most one -1"),
+    ("Reshape", [F4, ints(5, -1)], {}, "cannot"),
+    ("Reshape", [F4, ints(-1, -1)], {}, "at most one -1"),
+    ("Expand", [F4, ints(2, 4, 5, 6)], {}, "cannot broadcast"),
 ]
 
 
@@ -89,7 +97,8 @@ def test_type_rules_keep_unknown_sizes_unknown():
     assert resized.shape == ("batch", 3, 4, 4)
     (cat,) = ir.infer_types("Concat", [x, T("float32", (2, 3, 5, 8))], {"axis": 2})
     assert cat.shape == (2, 3, None, 8)
-    assert ir.infer_types("Reshape", [x], {"shape": (-1, 24)}) == [T("float32", (None, 24))]
+    assert ir.infer_types("Reshape", [x, ints(-1, 24)], {}) == [T("float32", (None, 24))]
+    assert ir.infer_types("Reshape", [x, T("int64", (3,))], {}) == [T("float32", (None, None, None))]
     assert ir.infer_types("MatMul", [T("float32", (7,)), T("float64", ("b", 7, 2))], {}) == [T("float64", ("b", 2))]
 
 

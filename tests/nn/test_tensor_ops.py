@@ -70,11 +70,25 @@ def test_split_like_c2f_chunk_and_in_a_compiled_function():
     compare_compiled([x], list(pt.split(x, [3, 5], n_splits=2, axis=1)), [randn(1, 8, 4, 4)])
 
 
-def test_split_with_dynamic_sizes_is_a_lifting_error():
+def test_split_with_computed_sizes():
     x, s = sym((6, 2)), pt.lscalar("s")
     parts = pt.split(x, pt.stack([s, 6 - s]), n_splits=2, axis=0)
-    with pytest.raises(LiftingError, match="split sizes"):
-        ptonnx.compile_function([x, s], parts)
+    cm = ptonnx.compile_function([x, s], parts)
+    arr = randn(6, 2)
+    for k in (0, 2, 6):
+        got = cm(arr, np.int64(k))
+        np.testing.assert_array_equal(got[0], arr[:k])
+        np.testing.assert_array_equal(got[1], arr[k:])
+
+
+def test_split_sizes_that_do_not_add_up_raise_as_in_pytensor():
+    x, s = sym((6, 2)), pt.lscalar("s")
+    parts = pt.split(x, pt.stack([s, 2]), n_splits=2, axis=0)
+    cm = ptonnx.compile_function([x, s], parts)
+    with pytest.raises(Exception):
+        pytensor.function([x, s], parts)(randn(6, 2), np.int64(3))
+    with pytest.raises(ptonnx.errors.RuntimeMismatchError):
+        cm(randn(6, 2), np.int64(3))
 
 
 # -- Softmax --------------------------------------------------------------------------------
@@ -190,10 +204,12 @@ def test_reshape_to_empty():
     compare([x], x.reshape((3, 0)), [np.zeros((0, 3), np.float32)])
 
 
-def test_reshape_with_a_dynamic_shape_is_a_lifting_error():
+def test_reshape_to_a_computed_shape():
     x, n = sym((2, 6)), pt.lscalar("n")
-    with pytest.raises(LiftingError, match="target shape .* is not a compile-time constant"):
-        ptonnx.compile_function([x, n], x.reshape((n, -1)))
+    cm = ptonnx.compile_function([x, n], x.reshape((n, -1)))
+    arr = randn(2, 6)
+    for k in (1, 3, 12):
+        np.testing.assert_array_equal(cm(arr, np.int64(k))[0], arr.reshape((k, -1)))
 
 
 def test_make_vector_of_variables():

@@ -58,7 +58,7 @@ def build(recipe) -> tuple[Graph, list[np.ndarray]]:
     inputs, constants, steps, outputs, arrays = recipe
     g = Graph("random")
     pool: list[Value] = [g.add_input(TensorType(d, s), f"x{i}") for i, (d, s) in enumerate(inputs)]
-    pool += [Value.constant(a, weak=weak) for a, weak in constants]
+    pool += [Value.constant(a) for a, _ in constants]
     b = Builder(g)
     for op, picks, attrs in steps:
         args = [pool[p % len(pool)] for p in picks]

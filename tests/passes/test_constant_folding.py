@@ -13,8 +13,8 @@ def test_folds_a_constant_chain_into_one_typed_constant():
     g = Graph()
     x = g.add_input(TensorType("float32", (3,)), "x")
     b = Builder(g)
-    two = b.op("Unsqueeze", Value.constant(np.int8(2), weak=True), axes=(0,))
-    three = b.op("Add", two, Value.constant(np.int8(1), weak=True))
+    two = b.op("Unsqueeze", Value.constant(np.int8(2)), axes=(0,))
+    three = b.op("Add", two, Value.constant(np.int8(1)))
     y = b.op("Mul", x, three, name="y")
     g.set_outputs([y])
     result = ConstantFolding().run(g)
@@ -23,19 +23,6 @@ def test_folds_a_constant_chain_into_one_typed_constant():
     folded = y.producer.inputs[1]
     assert folded.const.dtype == np.int8 and folded.const.tolist() == [3] and folded.type == TensorType("int8", (1,))
     ir.verify(g)
-
-
-def test_weak_flag_survives_layout_ops_only():
-    g = Graph()
-    x = g.add_input(TensorType("int8", (1,)), "x")
-    b = Builder(g)
-    u = b.op("Unsqueeze", Value.constant(np.int8(2), weak=True), axes=(0,))
-    s = b.op("Add", Value.constant(np.int8(2), weak=True), Value.constant(np.int8(2), weak=True))
-    g.set_outputs([b.op("Add", x, u), b.op("Add", x, s)])
-    ConstantFolding().run(g)
-    adds = [n for n in g if n.op == "Add"]
-    assert adds[0].inputs[1].weak is True
-    assert adds[1].inputs[1].weak is False
 
 
 def test_a_constant_output_is_folded_and_still_an_output():

@@ -12,12 +12,12 @@ from ptonnx.passes import UnifyDtypes
 def test_int8_literal_becomes_a_float32_constant():
     g = Graph()
     x = g.add_input(TensorType("float32", (3,)), "x")
-    y = Builder(g).op("Mul", x, Value.constant(np.int8(2), weak=True), name="y")
+    y = Builder(g).op("Mul", x, Value.constant(np.int8(2)), name="y")
     g.set_outputs([y])
     result = UnifyDtypes().run(g)
     assert result.details == {"constants_converted": 1}
     c = y.producer.inputs[1]
-    assert c.const.dtype == np.float32 and c.const == 2 and not c.weak
+    assert c.const.dtype == np.float32 and c.const == 2
     ir.verify(g, unified=True)
 
 
@@ -41,7 +41,7 @@ def test_comparison_unifies_to_the_promoted_dtype_and_where_condition_to_bool():
     g = Graph()
     x = g.add_input(TensorType("float32", (3,)), "x")
     b = Builder(g)
-    gt = b.op("Greater", x, Value.constant(np.int8(0), weak=True))
+    gt = b.op("Greater", x, Value.constant(np.int8(0)))
     w = b.op("Where", Value.constant(np.float32(2.0)), x, gt)  # nonzero float condition, bool branch
     g.set_outputs([w])
     UnifyDtypes().run(g)

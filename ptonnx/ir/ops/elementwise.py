@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import attrs
 import numpy as np
 
-from ptonnx.ir.registry import OpSchema, register
+from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import (
     ALL_DTYPES,
     FLOAT_DTYPES,
@@ -84,19 +83,17 @@ def elementwise_semantics(fn: Callable, input_vars: tuple[str, ...], out_var: st
     return semantics
 
 
-def declare(name: str, fn: Callable, inputs: tuple[str, ...], output: str, constraint: frozenset[str], doc: str = "", family: str = "elementwise"):
-    constraints = {var: constraint for var in set(inputs) | {output} if var not in ALL_DTYPES}
-    return register(
-        OpSchema(
-            name=name,
-            inputs=inputs,
-            outputs=(output,),
-            constraints=constraints,
-            type_rule=elementwise_type_rule(inputs, output),
-            semantics=elementwise_semantics(fn, inputs, output),
-            family=family,
-            doc=doc,
-        )
+def declare(name: str, fn: Callable, inputs: tuple[str, ...], output: str, constraint: frozenset[str], doc: str, family: str = "elementwise"):
+    """An elementwise op: broadcasting inputs named a, b, c..., NumPy promotion within a type variable."""
+    return define(
+        name,
+        inputs=tuple(f"{'abc'[i]}: {var}" for i, var in enumerate(inputs)),
+        outputs=(f"out: {output}",),
+        dtypes={var: constraint for var in set(inputs) | {output} if var not in ALL_DTYPES},
+        type_rule=elementwise_type_rule(inputs, output),
+        semantics=elementwise_semantics(fn, inputs, output),
+        family=family,
+        doc=doc,
     )
 
 
@@ -160,16 +157,14 @@ def _cast(a, to):
         return np.asarray(a).astype(to)
 
 
-register(
-    OpSchema(
-        name="Cast",
-        inputs=("T1",),
-        outputs=("T2",),
-        constraints={"T1": ALL_DTYPES, "T2": ALL_DTYPES},
-        type_rule=_cast_rule,
-        semantics=_cast,
-        attributes={"to": (str, attrs.NOTHING)},
-        family="elementwise",
-        doc="convert to dtype `to` (float to int truncates; nonzero to bool is True)",
-    )
+define(
+    "Cast",
+    inputs=("a: T1",),
+    outputs=("out: T2",),
+    dtypes={"T1": ALL_DTYPES, "T2": ALL_DTYPES},
+    type_rule=_cast_rule,
+    semantics=_cast,
+    attributes={"to": (str, REQUIRED)},
+    family="elementwise",
+    doc="convert to dtype `to` (float to int truncates; nonzero to bool is True)",
 )

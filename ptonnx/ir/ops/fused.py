@@ -12,7 +12,8 @@ from typing import Any
 from ptonnx.errors import TypeRuleError
 from ptonnx.ir.ops import nn as _nn  # noqa: F401  (Conv must be registered first)
 from ptonnx.ir.ops import nn_kernels as K
-from ptonnx.ir.registry import OpSchema, get_schema, register
+from ptonnx.ir.registry import get_schema
+from ptonnx.ir.schema import define
 from ptonnx.ir.types import FLOAT_DTYPES, TensorType
 
 #: activation name -> numpy semantics
@@ -32,17 +33,15 @@ def _fused(x, w, b, activation, **conv_attrs):
     return ACTIVATIONS[activation](_CONV.semantics(x, w, b, **conv_attrs))
 
 
-register(
-    OpSchema(
-        name="FusedConv",
-        inputs=("T", "T", "T"),
-        outputs=("T",),
-        constraints={"T": FLOAT_DTYPES},
-        type_rule=_fused_rule,
-        semantics=_fused,
-        attributes={**_CONV.attributes, "activation": (str, "none")},
-        family="fused",
-        foldable=False,
-        doc="activation(Conv(x, w, b)): Conv with BatchNorm folded into w and b; activation 'none' or 'silu'",
-    )
+define(
+    "FusedConv",
+    inputs=("x: T", "w: T", "b: T"),
+    outputs=("out: T",),
+    dtypes={"T": FLOAT_DTYPES},
+    type_rule=_fused_rule,
+    semantics=_fused,
+    attributes={**_CONV.attributes, "activation": (str, "none")},
+    traits=("no_fold",),
+    family="fused",
+    doc="activation(Conv(x, w, b)): Conv with BatchNorm folded into w and b; activation 'none' or 'silu'",
 )

@@ -13,11 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import attrs
-
 from ptonnx.ir.ops import nn_kernels as K
 from ptonnx.ir.ops.rules import need as _need
-from ptonnx.ir.registry import OpSchema, register
+from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import FLOAT_DTYPES, Dim, TensorType, promote
 
 FLOAT = {"T": FLOAT_DTYPES}
@@ -186,33 +184,31 @@ def _same_type(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tensor
     return [types[0]]
 
 
-REQUIRED = attrs.NOTHING
-
-#: name -> (input vars, type rule, semantics, attributes, doc)
+#: name -> (inputs, type rule, semantics, attributes, doc)
 NN_OPS: dict[str, tuple] = {
     "Conv": (
-        ("T", "T", "T"),
+        ("x: T", "w: T", "b: T"),
         _conv_rule,
         _conv,
         {"strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "dilations": (tuple, (1, 1)), "group": (int, 1)},
         "2-D cross-correlation X (N,C,H,W) * W (O,C/group,kh,kw) + B (O,); pads (top, left, bottom, right)",
     ),
     "BatchNorm": (
-        ("T",) * 5,
+        ("x: T", "scale: T", "bias: T", "mean: T", "var: T"),
         _batch_norm_rule,
         lambda x, scale, bias, mean, var, epsilon: K.batch_norm(x, scale, bias, mean, var, epsilon),
         {"epsilon": (float, 1e-5)},
         "inference batch norm over axis 1; epsilon is stored (and applied) as float32, as in ONNX",
     ),
     "MaxPool": (
-        ("T",),
+        ("x: T",),
         _pool_rule("MaxPool"),
         K.max_pool2d,
         {"kernel_shape": (tuple, REQUIRED), "strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "ceil_mode": (int, 0)},
         "2-D max pooling, -inf padding, PyTorch's ceil_mode rule",
     ),
     "AveragePool": (
-        ("T",),
+        ("x: T",),
         _pool_rule("AveragePool"),
         K.avg_pool2d,
         {
@@ -224,10 +220,10 @@ NN_OPS: dict[str, tuple] = {
         },
         "2-D average pooling; count_include_pad divides by the window clipped to the padded input",
     ),
-    "GlobalAveragePool": (("T",), _global_pool_rule("GlobalAveragePool"), K.global_avg_pool, {}, "mean over spatial axes, kept as size 1"),
-    "GlobalMaxPool": (("T",), _global_pool_rule("GlobalMaxPool"), K.global_max_pool, {}, "max over spatial axes, kept as size 1"),
+    "GlobalAveragePool": (("x: T",), _global_pool_rule("GlobalAveragePool"), K.global_avg_pool, {}, "mean over spatial axes, kept as size 1"),
+    "GlobalMaxPool": (("x: T",), _global_pool_rule("GlobalMaxPool"), K.global_max_pool, {}, "max over spatial axes, kept as size 1"),
     "Resize": (
-        ("T",),
+        ("x: T",),
         _resize_rule,
         _resize,
         {
@@ -240,20 +236,18 @@ NN_OPS: dict[str, tuple] = {
         },
         "resize `axes` by float32 `scales` or to `sizes`; onnxruntime's coordinate formulas (see nn_kernels)",
     ),
-    "SiLU": (("T",), _same_type, K.silu, {}, "x * sigmoid(x)"),
+    "SiLU": (("x: T",), _same_type, K.silu, {}, "x * sigmoid(x)"),
 }
 
 for _name, (_inputs, _rule, _fn, _attrs, _doc) in NN_OPS.items():
-    register(
-        OpSchema(
-            name=_name,
-            inputs=_inputs,
-            outputs=("T",),
-            constraints=FLOAT,
-            type_rule=_rule,
-            semantics=_fn,
-            attributes=_attrs,
-            family="nn",
-            doc=_doc,
-        )
+    define(
+        _name,
+        inputs=_inputs,
+        outputs=("out: T",),
+        dtypes=FLOAT,
+        type_rule=_rule,
+        semantics=_fn,
+        attributes=_attrs,
+        family="nn",
+        doc=_doc,
     )

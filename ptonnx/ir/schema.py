@@ -1,0 +1,190 @@
+"""How an IR op is declared: one keyword-only form, `define(...)`.
+
+```
+define(
+    "Reshape",
+    inputs=("data: T", "shape: int64"),     # "name: var"; "*name: var" takes one or more
+    outputs=("out: T",),
+    dtypes={"T": ALL_DTYPES},              # what each type variable may be (like ONNX's `T`)
+    reads=("shape",),                      # inputs whose known contents the type rule sees
+    traits=("layout",),
+    type_rule=..., semantics=..., family="shape", doc="...",
+)
+```
+
+A type variable names which inputs and outputs share a dtype; a dtype name as
+the variable means exactly that dtype. Ranks are static in the IR (as in
+PyTensor), so what decides a rank (axes, perm) is an attribute; what is a size
+or a bound (shapes, split sizes, slice bounds, pads) is an int64 input, as in
+opset 18, so values computed at run time can reach it. A type rule gets the
+known contents of the inputs in `reads` (see `ptonnx.ir.dims`) among its
+attributes, under the input's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ptonnx.errors import IRError, TypeRuleError
+from ptonnx.ir.types import ALL_DTYPES, TensorType, promote
+
+#: type_rule(input types, attributes and read contents) -> output types
+TypeRule = Callable[[Sequence[TensorType], Mapping[str, Any]], list[TensorType]]
+#: semantics(*input arrays, **attributes) -> output array, or tuple of arrays
+Semantics = Callable[..., Any]
+REQUIRED = attrs.NOTHING
+
+#: the traits an op may have, and what reads each
+TRAITS = {
+    "layout": "moves or reinterprets data without arithmetic: lowering emits it in its own dtype",
+    "no_fold": "constant folding leaves it alone (too costly in NumPy, or a check that must run)",
+    "check": "a run-time check that returns its input: dead-code elimination keeps it while its input is live",
+}
+
+
+@attrs.frozen
+class Port:
+    """One declared input or output: its name, type variable, and whether it repeats."""
+
+    name: str
+    var: str
+    variadic: bool = False
+
+    @classmethod
+    def parse(cls, spec: str) -> Port:
+        name, sep, var = (s.strip() for s in spec.partition(":"))
+        if not sep or not name or not var:
+            raise IRError(f"port {spec!r} must read 'name: TypeVar' (or '*name: TypeVar' for one or more)")
+        variadic = name.startswith("*")
+        return cls(name.lstrip("*"), var, variadic)
+
+
+def _expand(op: str, ports: tuple[Port, ...], n: int, what: str) -> tuple[str, ...]:
+    """The type variable of each of `n` actual inputs/outputs."""
+    fixed = [p for p in ports if not p.variadic]
+    if not any(p.variadic for p in ports):
+        if n != len(ports):
+            raise TypeRuleError(f"{op} takes {len(ports)} {what}, got {n}")
+        return tuple(p.var for p in ports)
+    if n < len(fixed) + 1:
+        raise TypeRuleError(f"{op} takes at least {len(fixed) + 1} {what}, got {n}")
+    out: list[str] = []
+    for p in ports:
+        out += [p.var] * (n - len(fixed) if p.variadic else 1)
+    return tuple(out)
+
+
+@attrs.frozen(kw_only=True)
+class OpSchema:
+    """Everything the compiler knows about one IR op. Build it with `define`."""
+
+    name: str
+    inputs: tuple[Port, ...]
+    outputs: tuple[Port, ...]
+    #: allowed dtypes per type variable
+    constraints: Mapping[str, frozenset[str]]
+    type_rule: TypeRule
+    semantics: Semantics
+    #: attribute name -> (python type, default); `REQUIRED` = no default
+    attributes: Mapping[str, tuple[type, Any]] = attrs.field(factory=dict)
+    #: inputs whose known contents the type rule reads
+    reads: tuple[str, ...] = ()
+    traits: frozenset[str] = frozenset()
+    #: a short family name: docs, test strategies and the README's op table group by it
+    family: str
+    doc: str
+
+    @property
+    def input_vars(self) -> tuple[str, ...]:
+        """The type variable of each declared input (a variadic one once)."""
+        return tuple(p.var for p in self.inputs)
+
+    @property
+    def output_vars(self) -> tuple[str, ...]:
+        return tuple(p.var for p in self.outputs)
+
+    def vars_of_inputs(self, n: int) -> tuple[str, ...]:
+        return _expand(self.name, self.inputs, n, "inputs")
+
+    def vars_of_outputs(self, n: int) -> tuple[str, ...]:
+        return _expand(self.name, self.outputs, n, "outputs")
+
+    def resolve_attrs(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Attributes with defaults filled in; raise on unknown or missing ones."""
+        unknown = set(given) - set(self.attributes)
+        if unknown:
+            raise TypeRuleError(
+                f"{self.name} has no attribute(s) {sorted(unknown)}; it takes {sorted(self.attributes)}"
+            )
+        out = {}
+        for key, (_, default) in self.attributes.items():
+            if key in given:
+                out[key] = given[key]
+            elif default is REQUIRED:
+                raise TypeRuleError(f"{self.name} needs attribute {key!r}")
+            else:
+                out[key] = default
+        return out
+
+    def var_dtypes(self, input_types: Sequence[TensorType]) -> dict[str, str]:
+        """The promoted dtype each type variable gets from the given inputs."""
+        groups: dict[str, list[str]] = {}
+        for var, t in zip(self.vars_of_inputs(len(input_types)), input_types):
+            groups.setdefault(var, []).append(t.dtype)
+        return {var: promote(*dts) for var, dts in groups.items()}
+
+    def has(self, trait: str) -> bool:
+        return trait in self.traits
+
+
+def define(
+    name: str,
+    *,
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    dtypes: Mapping[str, frozenset[str]],
+    type_rule: TypeRule,
+    semantics: Semantics,
+    family: str,
+    doc: str,
+    attributes: Mapping[str, tuple[type, Any]] | None = None,
+    reads: Sequence[str] = (),
+    traits: Sequence[str] = (),
+) -> OpSchema:
+    """Declare and register an IR op (the only way ops come to exist)."""
+    from ptonnx.ir.registry import register
+
+    in_ports = tuple(Port.parse(s) for s in inputs)
+    out_ports = tuple(Port.parse(s) for s in outputs)
+    attributes = dict(attributes or {})
+    for ports, what in ((in_ports, "inputs"), (out_ports, "outputs")):
+        if sum(p.variadic for p in ports) > 1:
+            raise IRError(f"{name}: at most one variadic port among its {what}")
+    for var in {p.var for p in in_ports + out_ports}:
+        if var not in dtypes and var not in ALL_DTYPES:
+            raise IRError(f"{name}: type variable {var!r} has no entry in `dtypes`")
+    names = {p.name for p in in_ports}
+    for r in reads:
+        if r not in names or r in attributes:
+            raise IRError(f"{name}: reads {r!r}, which must be an input name and not an attribute")
+    unknown = set(traits) - set(TRAITS)
+    if unknown:
+        raise IRError(f"{name}: unknown trait(s) {sorted(unknown)}; traits are {sorted(TRAITS)}")
+    return register(
+        OpSchema(
+            name=name,
+            inputs=in_ports,
+            outputs=out_ports,
+            constraints={v: frozenset(d) for v, d in dtypes.items()},
+            type_rule=type_rule,
+            semantics=semantics,
+            attributes=attributes,
+            reads=tuple(reads),
+            traits=frozenset(traits),
+            family=family,
+            doc=doc,
+        )
+    )

@@ -31,20 +31,21 @@ class ConstantFolding:
         skipped = {"too_large": 0, "failed": 0}
 
         @node_rewriter(name="fold")
-        def fold(g: Graph, node: Node) -> bool:
+        def fold(b, node: Node):
             if not node.inputs or any(v.const is None for v in node.inputs):
-                return False
+                return None
             schema = get_schema(node.op)
             if schema.has("no_fold"):
-                return False
+                return None
             if _growth(node) > self.max_growth_bytes:
                 skipped["too_large"] += 1
-                return False
+                return None
             try:
                 results = evaluate(node.op, [v.const for v in node.inputs], node.attrs)
             except Exception:  # noqa: BLE001 - e.g. int ** negative: leave it to run time
                 skipped["failed"] += 1
-                return False
+                return None
+            replaced = {}
             for out, array in zip(node.outputs, results):
                 array = array.astype(out.dtype, copy=False)
                 if TensorType.of(array) != out.type:
@@ -52,9 +53,8 @@ class ConstantFolding:
                         f"constant_folding: {format_node(node)} evaluated to {TensorType.of(array)}, "
                         f"not its declared type {out.type}; the op's semantics and type rule disagree"
                     )
-                g.replace_all_uses(out, Value.constant(array, out.name))
-            g.remove(node)
-            return True
+                replaced[out] = Value.constant(array, out.name)
+            return replaced
 
         fired = apply_rewrites(graph, [fold])
         details = {"folded": fired["fold"], **{f"skipped_{k}": v for k, v in skipped.items() if v}}

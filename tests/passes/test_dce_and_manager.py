@@ -6,7 +6,7 @@ import pytest
 from ptonnx import ir
 from ptonnx.errors import PassError
 from ptonnx.ir import Builder, Graph, TensorType, Value
-from ptonnx.passes import DEFAULT_PASSES, DeadCodeElimination, PassManager, PassResult, apply_rewrites, node_rewriter
+from ptonnx.passes import DEFAULT_PASSES, DeadCodeElimination, PassManager, PassResult, Replacement, apply_rewrites, node_rewriter
 
 
 def _graph_with_dead_chain():
@@ -88,11 +88,8 @@ def test_driver_revisits_a_node_whose_input_lost_a_use():
     g.set_outputs([b.op("BatchNorm", conv, *stats)])
 
     @node_rewriter("Sigmoid")
-    def drop_dead(graph, node):
-        if node.outputs[0].num_uses:
-            return False
-        graph.remove(node)
-        return True
+    def drop_dead(b, node):
+        return None if node.outputs[0].num_uses else {}  # nothing to replace: the driver removes it
 
     fired = apply_rewrites(g, [fold_batch_norm, drop_dead])
     assert fired == {"drop_dead": 1, "fold_batch_norm": 1} and g.op_counts() == {"FusedConv": 1}
@@ -120,15 +117,11 @@ def test_worklist_driver_revisits_users_of_rewritten_nodes():
     g.set_outputs([v])
 
     @node_rewriter("Neg")
-    def double_negation(graph, node):
+    def double_negation(b, node):
         inner = node.inputs[0].producer
         if inner is None or inner.op != "Neg":
-            return False
-        graph.replace_all_uses(node.outputs[0], inner.inputs[0])
-        graph.remove(node)
-        if inner.outputs[0].num_uses == 0:
-            graph.remove(inner)
-        return True
+            return None
+        return Replacement({node.outputs[0]: inner.inputs[0]}, cleans=(inner,))
 
     fired = apply_rewrites(g, [double_negation])
     assert fired["double_negation"] == 3 and len(g) == 0 and g.outputs == (x,)
@@ -151,3 +144,23 @@ def test_only_used_by_guard():
     g.set_outputs([e])
     assert not only_used_by(e, [n1, n2])  # a graph output is an outside use
     assert Value.constant(np.float32(1)).num_uses == 0
+
+
+def test_the_driver_refuses_a_match_whose_absorbed_node_has_other_users():
+    """A rewrite that would absorb a node still used elsewhere is refused, and what it
+    built is dropped: the graph is as before."""
+    g = Graph()
+    x = g.add_input(TensorType("float32", (3,)), "x")
+    b = Builder(g)
+    inner = b.op("Neg", x)
+    outer = b.op("Abs", inner)
+    g.set_outputs([outer, inner])  # inner is also an output
+
+    @node_rewriter("Abs")
+    def abs_of_neg(builder, node):
+        producer = node.inputs[0].producer
+        return Replacement({node.outputs[0]: builder.op("Abs", producer.inputs[0])}, absorbs=(producer,))
+
+    assert apply_rewrites(g, [abs_of_neg]) == {}
+    assert [n.op for n in g] == ["Neg", "Abs"] and g.outputs == (outer, inner)
+    ir.verify(g)

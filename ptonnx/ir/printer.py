@@ -31,6 +31,22 @@ def format_node(node: Node) -> str:
     return line
 
 
+def describe_source(node: Node) -> str:
+    """Where the node came from, for error messages: the user's PyTensor variable and,
+    when PyTensor recorded it, the line that created it ("" for nodes made by hand)."""
+    source = getattr(node, "source", None)
+    if source is None:
+        return ""
+    text = f"\n  from PyTensor variable {source}"
+    if getattr(source, "type", None) is not None:
+        text += f" ({source.type})"
+    trace = getattr(getattr(source, "tag", None), "trace", None)
+    if trace and trace[-1]:
+        filename, line, _, code = trace[-1][-1]
+        text += f", created at {filename}:{line}" + (f": {code}" if code else "")
+    return text
+
+
 def print_graph(graph: Graph) -> str:
     sig = ", ".join(f"{format_value(v)}: {v.type}" for v in graph.inputs)
     lines = [f"graph {graph.name}({sig}) {{"]

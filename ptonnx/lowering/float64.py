@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ptonnx.errors import LoweringError
 from ptonnx.ir import Node, format_node
+from ptonnx.ir.printer import describe_source
 
 from ptonnx.runtime_support import NO_FLOAT64_KERNEL  # noqa: F401  (re-exported)
 
@@ -25,7 +26,7 @@ def check_float64(node: Node) -> None:
     """Raise `LoweringError` if `node` is an op onnxruntime cannot run in float64."""
     if node.op in NO_FLOAT64_KERNEL and node.outputs[0].dtype == "float64":
         raise LoweringError(
-            f"{format_node(node)}\n  onnxruntime has no float64 {node.op} kernel, so this model could not run. "
+            f"{format_node(node)}{describe_source(node)}\n  onnxruntime has no float64 {node.op} kernel, so this model could not run. "
             "Either compute it in float32 in the PyTensor graph (cast the input and weights), or opt in to "
             "float32 compute for such ops: compile with passes=[*ptonnx.DEFAULT_PASSES, "
             "'float64_via_float32']."

@@ -7,6 +7,7 @@ from onnx import helper
 
 from ptonnx.errors import LoweringError
 from ptonnx.ir import Graph, Value, format_node
+from ptonnx.ir.printer import describe_source
 from ptonnx.ir.registry import disallowed_dtypes, mixed_inputs
 from ptonnx.lowering.context import LowerContext, onnx_dtype
 from ptonnx.lowering.registry import EMITTERS
@@ -70,18 +71,18 @@ def check_lowerable(graph: Graph) -> None:
     """Raise `LoweringError` for any node ONNX cannot take as it is."""
     for node in graph:
         if node.op not in EMITTERS:
-            raise LoweringError(f"{format_node(node)}\n  no ONNX lowering for IR op {node.op!r}")
+            raise LoweringError(f"{format_node(node)}{describe_source(node)}\n  no ONNX lowering for IR op {node.op!r}")
         mixed = mixed_inputs(node)
         if mixed:
             listed = "; ".join(f"input {i} is {dtype}, needs {target}" for i, dtype, target in mixed)
             raise LoweringError(
-                f"{format_node(node)}\n  cannot be lowered: {listed}.\n"
+                f"{format_node(node)}{describe_source(node)}\n  cannot be lowered: {listed}.\n"
                 "  Inputs that share a type must have one dtype in ONNX: include the "
                 "'unify_dtypes' pass (it is in ptonnx.DEFAULT_PASSES)."
             )
         for var, dtype, allowed in disallowed_dtypes(node):
             raise LoweringError(
-                f"{format_node(node)}\n  cannot be lowered: ONNX {node.op} does not take {dtype} "
+                f"{format_node(node)}{describe_source(node)}\n  cannot be lowered: ONNX {node.op} does not take {dtype} "
                 f"({var}={dtype} is not one of {sorted(allowed)}).\n"
                 f"  Cast its inputs to one of those dtypes in the PyTensor graph."
             )

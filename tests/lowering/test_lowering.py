@@ -120,3 +120,16 @@ def test_empty_squeeze_axes_never_mean_all_axes():
     g.set_outputs([Builder(g).op("Squeeze", x, axes=())])
     arr = np.ones((1, 2), np.float32)
     assert run(lower(g), arr)[0].shape == (1, 2)
+
+
+def test_a_lowering_error_names_the_users_variable_and_where_it_was_made():
+    import pytensor.tensor as pt
+
+    import ptonnx
+    from ptonnx.errors import LoweringError
+
+    x = pt.dvector("x")
+    y = pt.erf(x)
+    y.name = "my_erf"
+    with pytest.raises(LoweringError, match=r"from PyTensor variable my_erf \(Vector\(float64.*created at .*test_lowering.py"):
+        ptonnx.compile_function([x], [y * 2])

@@ -166,7 +166,7 @@ CONTENTS: dict[str, Callable] = {
     "Concat": _concat,
     "Unsqueeze": _unsqueeze,
     "Squeeze": _squeeze,
-    "Reshape": lambda node, ins: _reshape(node, ins[:1]),
+    "Reshape": _reshape,
     "Gather": _gather,
     "Slice": _slice,
     "Add": _arith(lambda a, b: a + b, identity=0, commutative=True),

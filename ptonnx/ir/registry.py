@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ptonnx.errors import IRError
+from ptonnx.ir.dims import contents
 from ptonnx.ir.schema import OpSchema
 from ptonnx.ir.types import ALL_DTYPES, TensorType
 
@@ -56,8 +57,6 @@ def infer_types(op: str, inputs: Sequence, attributes: Mapping[str, Any]) -> lis
     resolved = schema.resolve_attrs(attributes)
     types = [v if isinstance(v, TensorType) else v.type for v in inputs]
     if schema.reads:
-        from ptonnx.ir.dims import contents
-
         positions = {p.name: i for i, p in enumerate(schema.inputs)}
         for port in schema.reads:
             v = inputs[positions[port]]

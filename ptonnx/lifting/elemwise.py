@@ -143,7 +143,7 @@ def _lift_second(ctx, scalar_op, inputs, out_dtypes, names, where):
     """fill(a, b): b broadcast with a's shape."""
     a, b = inputs
     b = ctx.cast(b, out_dtypes[0])
-    if a.type.shape == b.type.shape and all(isinstance(d, int) and d != 1 or d == b.shape[i] for i, d in enumerate(a.shape)):
+    if a.type.shape == b.type.shape and None not in a.shape:  # equal static or named dims: no broadcast
         return [b]
     return [ctx.op("Expand", b, ctx.shape_of(a), name=names[0])]
 

@@ -128,7 +128,8 @@ def _layout(draw):
 
 @st.composite
 def _bound(draw, n: int):
-    return draw(st.one_of(st.none(), st.integers(-n - 2, n + 2)))
+    limits = st.sampled_from([int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)])
+    return draw(st.one_of(st.none(), st.integers(-n - 2, n + 2), limits))
 
 
 def _subtensor(draw):

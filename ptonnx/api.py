@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 
+from ptonnx.check_errors import failed_check, read_checks
 from ptonnx.errors import (
     LoweringError,
     PassError,
@@ -40,6 +41,7 @@ class CompiledModel:
         self._session = None
         self._copy = _copy if _copy is not None else TempCopy(model)
         self._dims = None
+        self._checks = read_checks(model)
 
     def with_session_options(self, session_options) -> CompiledModel:
         """The same model, run in a session with other `onnxruntime.SessionOptions`."""
@@ -72,16 +74,29 @@ class CompiledModel:
         self._check_symbolic_dims(feed)
         session = self.session  # a model onnxruntime cannot load is not the inputs' fault
         try:
-            return session.run(None, feed)
+            return session.run(None, feed, self._run_options())
         except Exception as exc:
             if not type(exc).__module__.startswith("onnxruntime"):
                 raise
+            check = failed_check(exc, self._checks)
+            if check is not None:
+                raise check from None
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise RuntimeMismatchError(
                 f"onnxruntime could not run the model on the inputs {_describe(feed)}:\n  {message}\n"
                 "Check that the input shapes fit together as the PyTensor graph needs (dims that broadcast "
                 "are equal or 1); if they do, this is a ptonnx bug: please report it."
             ) from exc
+
+    def _run_options(self):
+        """A failed check is an exception here; onnxruntime need not also log it."""
+        if not self._checks:
+            return None
+        import onnxruntime as ort
+
+        options = ort.RunOptions()
+        options.log_severity_level = 4
+        return options
 
     def _check_symbolic_dims(self, feed: dict[str, np.ndarray]) -> None:
         """Inputs that share a named dim (an ONNX `dim_param`) must agree on its size."""

@@ -67,6 +67,13 @@ class RuntimeMismatchError(PtonnxError, ValueError):
     """Inputs given to a compiled model do not match its signature, or their shapes do not fit together."""
 
 
+class CheckFailedError(PtonnxError):
+    """A run-time check of the graph failed (PyTensor's Assert, CheckAndRaise, SpecifyShape,
+    a broadcast PyTensor forbids). The compiled model raises a subclass that is also the
+    exception PyTensor raises (AssertionError, ValueError, ...), so `except` clauses written
+    for PyTensor still catch it."""
+
+
 def __getattr__(name: str):
     # DuplicateInputError is also PyTensor's UnusedInputError, as `pytensor.function` raises;
     # it is made on first use so that importing the IR does not import PyTensor.

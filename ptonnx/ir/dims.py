@@ -162,6 +162,7 @@ def _floordiv(a, b):
 CONTENTS: dict[str, Callable] = {
     "Shape": _shape,
     "Identity": _same,
+    "Check": _same,
     "Cast": lambda node, ins: ins[0] if node.attrs["to"] in INT_DTYPES else None,
     "Concat": _concat,
     "Unsqueeze": _unsqueeze,

@@ -40,8 +40,7 @@ REQUIRED = attrs.NOTHING
 #: the traits an op may have, and what reads each
 TRAITS = {
     "layout": "moves or reinterprets data without arithmetic: lowering emits it in its own dtype",
-    "no_fold": "constant folding leaves it alone (too costly in NumPy, or a check that must run)",
-    "check": "a run-time check that returns its input: dead-code elimination keeps it while its input is live",
+    "no_fold": "constant folding leaves it alone (too costly in NumPy)",
 }
 
 

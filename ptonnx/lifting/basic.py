@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pytensor.compile.ops import DeepCopyOp, ViewOp
 from pytensor.tensor.basic import ScalarFromTensor, TensorFromScalar
-from pytensor.tensor.shape import SpecifyShape
 
 from ptonnx.lifting.dispatch import lifts
 
 
-@lifts(DeepCopyOp, ViewOp, SpecifyShape, TensorFromScalar, ScalarFromTensor)
+@lifts(DeepCopyOp, ViewOp, TensorFromScalar, ScalarFromTensor)
 def lift_identity(ctx, node):
     return [ctx.value(node.inputs[0])]

@@ -101,6 +101,13 @@ class LiftContext:
             return self.ints(dims)
         return self.op("Shape", value, start=start, end=end)
 
+    def dim(self, value: Value, axis: int) -> Value:
+        """The size of one axis of `value`, as a 0-D int64 value (a constant when static)."""
+        size = self.shape_of(value, axis, axis + 1)
+        if size.const is not None:
+            return self.ints(size.const[0])
+        return self.op("Squeeze", size, axes=(0,))
+
     def pack(self, items: list[Value]) -> Value:
         """A 1-D int64 value from 0-D int64 IR values (constants fold)."""
         if all(v.const is not None for v in items):

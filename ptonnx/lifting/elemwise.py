@@ -237,3 +237,16 @@ def lift_elemwise(ctx, node):
         [o.name for o in node.outputs],
         node.outputs[0],
     )
+
+
+@lifts(ps.ScalarOp)
+def lift_scalar_node(ctx, node):
+    """A scalar op applied to scalars outside an Elemwise (shape arithmetic, Assert conditions)."""
+    return lift_scalar(
+        ctx,
+        node.op,
+        [ctx.value(v) for v in node.inputs],
+        [o.type.dtype for o in node.outputs],
+        [o.name for o in node.outputs],
+        node.outputs[0],
+    )

@@ -8,6 +8,8 @@ from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.shape import Shape, Shape_i
 
 from ptonnx.ir import Value
+from ptonnx.ir.dims import contents
+from ptonnx.lifting.checks import check
 
 from ptonnx.lifting.dispatch import lifts
 
@@ -37,19 +39,28 @@ def lift_shape(ctx, node):
 
 @lifts(Shape_i)
 def lift_shape_i(ctx, node):
-    i = node.op.i
-    size = ctx.shape_of(ctx.value(node.inputs[0]), i, i + 1)
-    if size.const is not None:
-        return [ctx.ints(size.const[0])]
-    return [ctx.op("Squeeze", size, axes=(0,))]
+    return [ctx.dim(ctx.value(node.inputs[0]), node.op.i)]
 
 
 @lifts(Alloc)
 def lift_alloc(ctx, node):
-    """`alloc(value, *shape)`: value broadcast to the shape (sizes may be computed)."""
-    value, *shape = node.inputs
+    """`alloc(value, *shape)`: value broadcast to the shape (sizes may be computed).
+
+    ONNX's Expand broadcasts both ways; Alloc broadcasts only `value`, and only its
+    dims of static size 1. Every other dim of `value` is checked to equal its size."""
+    value, *sizes = node.inputs
     out = node.outputs[0]
-    return [ctx.op("Expand", ctx.cast(ctx.value(value), out.type.dtype), ctx.vector(shape), name=out.name)]
+    filled = ctx.cast(ctx.value(value), out.type.dtype)
+    wanted = [ctx.cast(ctx.value(s), "int64") for s in sizes]
+    offset = len(wanted) - filled.type.ndim
+    conds = []
+    for axis, have in enumerate(filled.shape):
+        want = wanted[offset + axis]
+        if have == 1 or (have is not None and have == contents(want)):
+            continue
+        conds.append(ctx.op("Equal", ctx.dim(filled, axis), want))
+    shape = check(ctx, ctx.pack(wanted), conds, f"Alloc of {value}: {Alloc._runtime_broadcast_error_msg}", ValueError)
+    return [ctx.op("Expand", filled, shape, name=out.name)]
 
 
 @lifts(AllocEmpty)

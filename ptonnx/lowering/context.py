@@ -28,6 +28,8 @@ class LowerContext:
         self._counters: dict[str, int] = {}
         self._small_consts: dict[tuple, str] = {}
         self._produced: set[str] = set()
+        #: node name -> what a failed run-time check there means (written to the model's metadata)
+        self.checks: dict[str, dict[str, str]] = {}
 
     def unique(self, hint: str) -> str:
         hint = hint or "v"
@@ -76,11 +78,15 @@ class LowerContext:
     def scalar(self, value, dtype: str) -> str:
         return self.const(np.asarray(value, dtype=dtype), f"c_{dtype}")
 
-    def emit(self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, hint: str | None = None, **attributes) -> list[str]:
+    def emit(
+        self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, hint: str | None = None,
+        node_name: str | None = None, **attributes,
+    ) -> list[str]:
         """Append one ONNX node; returns its output names."""
         if isinstance(outputs, int):
             outputs = [self.unique(hint or op_type.lower()) for _ in range(outputs)]
-        self.nodes.append(helper.make_node(op_type, inputs, outputs, name=self.unique(f"{op_type}_node"), **attributes))
+        node_name = node_name or self.unique(f"{op_type}_node")
+        self.nodes.append(helper.make_node(op_type, inputs, outputs, name=node_name, **attributes))
         self._produced.update(outputs)
         return outputs
 

@@ -9,6 +9,7 @@ from ptonnx.errors import LoweringError
 from ptonnx.ir import Graph, Value, format_node
 from ptonnx.ir.printer import describe_source
 from ptonnx.ir.registry import disallowed_dtypes, mixed_inputs
+from ptonnx.lowering.check import checks_metadata
 from ptonnx.lowering.context import LowerContext, onnx_dtype
 from ptonnx.lowering.registry import EMITTERS
 
@@ -122,7 +123,10 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
 
     read = {name for node in ctx.nodes for name in node.input}
     initializers = [t for t in ctx.initializers if t.name in read]  # an emitter may drop an optional input
-    return _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc)
+    model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc)
+    for key, text in checks_metadata(ctx).items():
+        model.metadata_props.add(key=key, value=text)
+    return model
 
 
 def _model(nodes, name, inputs, outputs, initializers, doc) -> onnx.ModelProto:

@@ -1,0 +1,57 @@
+"""Run-time checks in ONNX, which has no assert: a failed check makes a Gather index
+out of range, so onnxruntime stops the run with an error naming that Gather node.
+
+`Check(x, *conds)` becomes `Reshape(x, Gather(Unsqueeze(Shape(x)), failed))`: with
+`failed` = 0 the Reshape returns `x` unchanged (onnxruntime aliases it, no copy);
+with 1 the Gather's index is out of range. The node's name and the check's message
+go to the model's metadata (`CHECKS_KEY`), where `ptonnx.CompiledModel` finds them
+to raise the exception PyTensor raises. Other runtimes see an indexing error.
+"""
+
+from __future__ import annotations
+
+import json
+
+from onnx import TensorProto
+
+from ptonnx.lowering.registry import emits
+
+#: metadata key: JSON {node name: {"message": ..., "exception": "module:qualname"}} (read by ptonnx.check_errors)
+CHECKS_KEY = "ptonnx.checks"
+
+
+def _all_true(ctx, value, name: str) -> str:
+    """A 0-D bool: every element of `name` is true (true for an empty tensor)."""
+    if value.type.ndim == 0:
+        return name
+    bad = ctx.emit1("Cast", [ctx.emit1("Not", [name])], to=TensorProto.INT64)
+    count = ctx.emit1("ReduceSum", [bad], keepdims=0)
+    return ctx.emit1("Equal", [count, ctx.scalar(0, "int64")])
+
+
+@emits("Check")
+def emit_check(ctx, node, inputs):
+    x, *conds = inputs
+    ok = None
+    for value, name in zip(node.inputs[1:], conds):
+        this = _all_true(ctx, value, name)
+        ok = this if ok is None else ctx.emit1("And", [ok, this])
+    failed = ctx.emit1("Cast", [ctx.emit1("Not", [ok])], to=TensorProto.INT64)
+    shape = ctx.emit1("Unsqueeze", [ctx.emit1("Shape", [x]), ctx.const([0], "axes_0")])
+    check = ctx.unique("ptonnx_check")
+    ctx.checks[check] = {
+        "message": node.attrs["message"] + _where(node),
+        "exception": node.attrs["exception"],
+    }
+    guarded = ctx.emit1("Gather", [shape, failed], node_name=check, axis=0)
+    return ctx.emit("Reshape", [x, guarded], allowzero=1)
+
+
+def _where(node) -> str:
+    """The checked PyTensor variable, by name (no file paths: the model may be shipped)."""
+    name = getattr(getattr(node, "source", None), "name", None)
+    return f" (at PyTensor variable {name})" if name else ""
+
+
+def checks_metadata(ctx) -> dict[str, str]:
+    return {CHECKS_KEY: json.dumps(ctx.checks)} if ctx.checks else {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import onnx
@@ -116,3 +117,45 @@ def check_onnx_matches_pytensor(inputs, outputs, arrays, passes=None, reference=
     onnx.checker.check_model(cm.model, full_check=True)
     assert_matches(cm, arrays, expected)
     return cm
+
+
+def _outcome(fn, values):
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return fn(*values), None
+    except Exception as exc:  # noqa: BLE001 - the exception is what is compared
+        return None, exc
+
+
+def check_like_pytensor(variables, outs, values, message=None, compare=None):
+    """The compiled model returns what PyTensor returns, or raises like it: a
+    `ptonnx.errors.CheckFailedError` that is also PyTensor's exception class. Checked
+    for the plain graph and for the ONNX mode's rewritten graph (each against PyTensor's
+    evaluation of that graph), at every onnxruntime level. Returns PyTensor's exception
+    on the plain graph, or None. `compare(actual, expected, context)` replaces `assert_same`."""
+    from ptonnx.errors import CheckFailedError
+
+    compare = compare or assert_same
+    rewritten = pytensor.function(variables, outs, mode=ptonnx.mode.onnx_mode()).maker.fgraph
+    graphs = [(ptonnx.api.function_graph(variables, outs), variables, outs), (rewritten, rewritten.inputs, rewritten.outputs)]
+    first = None
+    for k, (fgraph, ins, graph_outs) in enumerate(graphs):
+        expected, raised = _outcome(pytensor.function(ins, graph_outs, mode=REFERENCE_MODE), values)
+        first = raised if k == 0 else first
+        cm = ptonnx.compile(fgraph)
+        onnx.checker.check_model(cm.model, full_check=True)
+        for level in ORT_LEVELS:
+            actual, failed = _outcome(cm.with_session_options(session_options(level)), values)
+            where = f"at {level}\n{cm.ir}"
+            if raised is None:
+                assert failed is None, f"PyTensor returned; ptonnx raised {failed!r} {where}"
+                for a, e in zip(actual, expected, strict=True):
+                    compare(a, e, where)
+                continue
+            assert failed is not None, f"PyTensor raised {raised!r}; ptonnx returned {actual} {where}"
+            assert isinstance(failed, CheckFailedError), f"{failed!r} {where}"
+            assert isinstance(failed, type(raised)), f"{type(failed).__mro__} is not a {type(raised)} {where}"
+            if message is not None:
+                assert message in str(failed)
+    return first

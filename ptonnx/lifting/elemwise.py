@@ -62,6 +62,8 @@ SCALAR_OPS: dict[type, str] = {
     ps.XOR: "Xor",
     ps.Invert: "Not",
     ps.Switch: "Where",
+    ps.IsNan: "IsNaN",
+    ps.IsInf: "IsInf",
 }
 
 #: scalar ops lifted by a rule of their own rather than one IR op

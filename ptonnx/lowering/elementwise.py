@@ -145,6 +145,14 @@ def emit_not_equal(ctx, node, inputs):
     return ctx.emit("Not", [ctx.emit1("Equal", inputs)])
 
 
+@emits("IsNaN", "IsInf")
+def emit_is_nan_inf(ctx, node, inputs):
+    """On floats the ONNX op; an integer is never NaN or infinite (x != x is all False)."""
+    if node.inputs[0].dtype in FLOAT_DTYPES:
+        return ctx.emit(node.op, inputs)
+    return ctx.emit("Not", [ctx.emit1("Equal", [inputs[0], inputs[0]])])
+
+
 @emits("Cast")
 def emit_cast(ctx, node, inputs):
     return ctx.emit("Cast", inputs, to=onnx_dtype(node.attrs["to"]))

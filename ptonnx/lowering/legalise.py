@@ -14,6 +14,8 @@ is emitted in a wider dtype, with Casts around it, one IR node at a time.
 - MatMul on integers other than int32/int64, and on bool: onnxruntime has no
   kernel, or (uint32/uint64) fails on an empty inner axis; int64 products and sums
   wrap modulo 2**64, so the result cast back has NumPy's bits (bool: any term).
+- Reductions: integer sums and products in int64 (they wrap alike); Max, Min and
+  ArgMax of int16/uint16 in int32, of uint32 in int64, of bool in uint8 (exact).
 - bool: ONNX arithmetic takes no bool. NumPy's bool `+`, `*`, maximum, minimum,
   `//`, `%`, abs and comparisons equal the uint8 results cast back to bool.
 """
@@ -31,12 +33,19 @@ EXACT_OPS = frozenset({"Cast", "Identity"})
 #: dtypes whose MatMul is computed in int64
 MATMUL_VIA_INT64 = frozenset({"bool", "int8", "int16", "uint8", "uint16", "uint32", "uint64"})
 
+#: integer reductions computed in int64 (wrapping: the bits cast back are NumPy's)
+INTS_VIA_INT64 = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64"})
+#: ops that compare (onnxruntime's kernels: float, double, int8, uint8, int32, int64)
+ORDERED = frozenset({"ReduceMax", "ReduceMin", "ArgMax"})
 #: (IR ops the rule covers, None for every op that computes; operand dtypes; compute dtype); first match wins
 COMPUTE_DTYPES = (
     (None, frozenset({"float16"}), "float32"),
     (frozenset({"MatMul"}), MATMUL_VIA_INT64, "int64"),
     (frozenset({"Log", "Tanh", "Log1p", "Expm1", "Softplus"}), frozenset({"float32"}), "float64"),
-    (frozenset({"Add", "Mul", "IntDiv", "Mod", "Max", "Min", "Abs", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}),
+    (frozenset({"ReduceSum", "ReduceProd"}), INTS_VIA_INT64, "int64"),
+    (ORDERED, frozenset({"int16", "uint16"}), "int32"),
+    (ORDERED, frozenset({"uint32"}), "int64"),
+    (frozenset({"Add", "Mul", "IntDiv", "Mod", "Max", "Min", "Abs", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) | ORDERED,
      frozenset({"bool"}), "uint8"),
 )
 

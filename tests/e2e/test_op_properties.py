@@ -116,6 +116,8 @@ CASES: dict[str, Case] = {
     "Or": _binary(lambda a, b: a | b, LOGICAL, same_dtype=True),
     "Xor": _binary(lambda a, b: a ^ b, LOGICAL, same_dtype=True),
     "Not": _unary(lambda a: ~a, LOGICAL),
+    "IsNaN": _unary(pt.isnan, FLOATS),  # of an integer, PyTensor builds a constant False
+    "IsInf": _unary(pt.isinf, FLOATS),
     "Where": Case(pt.switch, (("bool",), ALL, ALL), literal=(1, 2)),
     # clip lifts to Less, Greater and two Wheres (PyTensor's rule: lo wins when lo > hi)
     "Clip": Case(pt.clip, (NUMERIC, NUMERIC, NUMERIC), literal=(1, 2), op="Where"),

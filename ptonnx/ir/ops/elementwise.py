@@ -142,6 +142,8 @@ ELEMENTWISE: dict[str, tuple] = {
     "Xor": (np.bitwise_xor, BINARY, "T", LOGICAL, "logical xor on bool, bitwise on ints"),
     "Not": (np.invert, UNARY, "T", LOGICAL, "logical not on bool, bitwise not on ints"),
     "Where": (np.where, ("bool", "T", "T"), "T", ALL_DTYPES, "cond ? a : b"),
+    "IsNaN": (np.isnan, UNARY, "bool", NUMERIC_DTYPES, "a is NaN (never for integers)"),
+    "IsInf": (np.isinf, UNARY, "bool", NUMERIC_DTYPES, "a is +inf or -inf (never for integers)"),
 }
 
 for _name, (_fn, _inputs, _out, _allowed, _doc) in ELEMENTWISE.items():

@@ -1,0 +1,69 @@
+"""Reductions (ONNX names; NumPy's meaning): ReduceSum, ReduceProd, ReduceMax,
+ReduceMin, ReduceAll, ReduceAny over `axes`, and ArgMax along one axis.
+
+The result has the input's dtype (PyTensor's `dtype`/`acc_dtype` are Casts made
+at lifting). NaN propagates through Max/Min and ArgMax points at the first NaN,
+as in NumPy. Max, Min and ArgMax of an empty slice are errors in NumPy; lifting
+guards them with a `Check`. Axes are sorted, distinct and non-negative: they
+decide the result's rank, so they are attributes (see `ptonnx.ir.schema`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ptonnx.ir.ops.rules import need as _need
+from ptonnx.ir.schema import define
+from ptonnx.ir.types import ALL_DTYPES, NUMERIC_DTYPES, TensorType
+
+#: IR op -> (NumPy ufunc whose `reduce` it is, dtypes)
+REDUCTIONS = {
+    "ReduceSum": (np.add, NUMERIC_DTYPES),
+    "ReduceProd": (np.multiply, NUMERIC_DTYPES),
+    "ReduceMax": (np.maximum, ALL_DTYPES),
+    "ReduceMin": (np.minimum, ALL_DTYPES),
+    "ReduceAll": (np.logical_and, frozenset({"bool"})),
+    "ReduceAny": (np.logical_or, frozenset({"bool"})),
+}
+
+
+def reduced_shape(op: str, x: TensorType, axes: tuple, keepdims: bool) -> tuple:
+    _need(list(axes) == sorted(set(axes)) and all(0 <= a < x.ndim for a in axes), op,
+          lambda: f"axes {axes} must be sorted, distinct and in [0, {x.ndim})")
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return tuple(d for i, d in enumerate(x.shape) if i not in axes)
+
+
+def _reduction(op: str, ufunc):
+    def rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+        (x,) = types
+        return [x.with_shape(reduced_shape(op, x, a["axes"], a["keepdims"]))]
+
+    def semantics(x, axes, keepdims):
+        with np.errstate(all="ignore"):
+            return np.asarray(ufunc.reduce(x, axis=axes, keepdims=keepdims), dtype=x.dtype)
+
+    return rule, semantics
+
+
+for _op, (_ufunc, _dtypes) in REDUCTIONS.items():
+    _rule, _semantics = _reduction(_op, _ufunc)
+    define(_op, inputs=("x: T",), outputs=("out: T",), dtypes={"T": _dtypes}, type_rule=_rule, semantics=_semantics,
+           attributes={"axes": (tuple, ()), "keepdims": (bool, False)}, family="reduction",
+           doc=f"NumPy's `{_ufunc.__name__}.reduce` over `axes`")
+
+
+def _argmax_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    (x,) = types
+    shape = reduced_shape("ArgMax", x, (a["axis"],), a["keepdims"])
+    return [TensorType("int64", shape)]
+
+
+define("ArgMax", inputs=("x: T",), outputs=("out: int64",), dtypes={"T": ALL_DTYPES}, type_rule=_argmax_rule,
+       semantics=lambda x, axis, keepdims: np.argmax(x, axis=axis, keepdims=keepdims).astype(np.int64),
+       attributes={"axis": (int, 0), "keepdims": (bool, False)}, family="reduction",
+       doc="index of the first largest element along `axis` (the first NaN, if any)")

@@ -1,0 +1,156 @@
+"""Reduction emitters, with the fix-ups that give NumPy's numbers in onnxruntime 1.32:
+
+- integer ReduceSum/ReduceProd compute in double there: above 2**53 they lose
+  bits and beyond int64 they saturate (NumPy wraps). Integer sums are a MatMul
+  with a column of ones (exact, wrapping); integer products a halving tree of
+  elementwise Muls. (Other integer dtypes reach here as int64: see legalise.)
+- ReduceMax/ReduceMin/ArgMax skip NaN; NumPy propagates it (ArgMax: the first NaN).
+- uint64 has no Max/Min/ArgMax kernel: flipping the top bit maps its order onto int64's.
+- bool has no ReduceMin/ReduceMax at opset 18: All/Any reduce uint8.
+Axes are an int64 input (opset 18); an empty axes list never reaches ONNX, where it
+would mean "all axes" (lifting turns a reduction over no axes into its input).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from onnx import TensorProto
+
+from ptonnx.ir.types import FLOAT_DTYPES, INT_DTYPES
+from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.registry import emits
+
+INT64_MIN = np.iinfo(np.int64).min
+#: halving steps that reduce any int64-indexable length to one
+MAX_LEVELS = 64
+
+
+def _ints(ctx, values) -> str:
+    return ctx.const(np.asarray(values, dtype=np.int64), "ints")
+
+
+def _reduce(ctx, op: str, x: str, axes, keepdims: bool) -> str:
+    return ctx.emit1(op, [x, _ints(ctx, axes)], keepdims=int(keepdims))
+
+
+def _dims(ctx, value_type, name: str, start: int, end: int) -> str:
+    """Sizes of axes start:end of a value as an int64 vector (a constant when static)."""
+    dims = value_type.shape[start:end]
+    if all(isinstance(d, int) for d in dims):
+        return _ints(ctx, dims)
+    return ctx.emit1("Shape", [name], start=start, end=end)
+
+
+def _rows(ctx, node, x: str):
+    """`x` with the reduced axes moved last and merged: (kept..., K); also kept's sizes and K."""
+    t = node.inputs[0].type
+    axes = node.attrs["axes"]
+    kept = [i for i in range(t.ndim) if i not in axes]
+    perm = kept + list(axes)
+    moved = t.with_shape(tuple(t.shape[i] for i in perm))
+    if perm != list(range(t.ndim)):
+        x = ctx.emit1("Transpose", [x], perm=perm)
+    kept_shape = _dims(ctx, moved, x, 0, len(kept))
+    sizes = [d for i, d in enumerate(t.shape) if i in axes]
+    if all(isinstance(d, int) for d in sizes):
+        k = _ints(ctx, [math.prod(sizes)])
+    else:
+        k = ctx.emit1("ReduceProd", [_dims(ctx, moved, x, len(kept), t.ndim)], keepdims=1)
+    return x, kept_shape, k, len(kept)
+
+
+def _finish(ctx, node, result: str, kept_shape: str) -> list[str]:
+    """(kept..., 1...) -> the node's output shape."""
+    out = ctx.emit1("Reshape", [result, kept_shape], allowzero=1)
+    if node.attrs["keepdims"]:
+        out = ctx.emit1("Unsqueeze", [out, _ints(ctx, node.attrs["axes"])])
+    return [out]
+
+
+def _int_sum(ctx, node, x: str) -> list[str]:
+    rows, kept_shape, k, _ = _rows(ctx, node, x)
+    matrix = ctx.emit1("Reshape", [rows, ctx.emit1("Concat", [kept_shape, _ints(ctx, [1]), k], axis=0)], allowzero=1)
+    ones = ctx.emit1("Expand", [ctx.scalar(1, "int64"), ctx.emit1("Concat", [k, _ints(ctx, [1])], axis=0)])
+    return _finish(ctx, node, ctx.emit1("MatMul", [matrix, ones]), kept_shape)
+
+
+def _int_prod(ctx, node, x: str) -> list[str]:
+    """Multiply the two halves of the (kept..., K + 1) rows (the extra element a 1) until one is left."""
+    rows, kept_shape, k, axis = _rows(ctx, node, x)
+    rows = ctx.emit1("Reshape", [rows, ctx.emit1("Concat", [kept_shape, k], axis=0)], allowzero=1)
+    one = ctx.emit1("Expand", [ctx.scalar(1, "int64"), ctx.emit1("Concat", [kept_shape, _ints(ctx, [1])], axis=0)])
+    rows = ctx.emit1("Concat", [rows, one], axis=axis)
+    length = ctx.emit1("Add", [k, _ints(ctx, [1])])
+    sizes = [d for i, d in enumerate(node.inputs[0].shape) if i in node.attrs["axes"]]
+    known = math.prod(sizes) + 1 if all(isinstance(d, int) for d in sizes) else None
+    levels = MAX_LEVELS if known is None else max(known - 1, 0).bit_length()
+    at = _ints(ctx, [axis])
+    for _ in range(levels):
+        half = ctx.emit1("Div", [ctx.emit1("Add", [length, _ints(ctx, [1])]), _ints(ctx, [2])])
+        low = ctx.emit1("Slice", [rows, _ints(ctx, [0]), half, at])
+        high = ctx.emit1("Slice", [rows, half, length, at])
+        high = ctx.emit1("Slice", [ctx.emit1("Concat", [high, one], axis=axis), _ints(ctx, [0]), half, at])
+        rows, length = ctx.emit1("Mul", [low, high]), half
+    return _finish(ctx, node, rows, kept_shape)
+
+
+@emits("ReduceSum", "ReduceProd")
+def emit_sum_prod(ctx, node, inputs):
+    (x,) = inputs
+    if node.inputs[0].dtype in INT_DTYPES:  # int64 here
+        return (_int_sum if node.op == "ReduceSum" else _int_prod)(ctx, node, x)
+    return [_reduce(ctx, node.op, x, node.attrs["axes"], node.attrs["keepdims"])]
+
+
+def _ordered_uint64(ctx, x: str) -> str:
+    """uint64 as int64 in the same order (x XOR 2**63), and back."""
+    return ctx.emit1("BitwiseXor", [ctx.emit1("Cast", [x], to=TensorProto.INT64), ctx.scalar(INT64_MIN, "int64")])
+
+
+def _unordered_uint64(ctx, x: str) -> str:
+    return ctx.emit1("Cast", [ctx.emit1("BitwiseXor", [x, ctx.scalar(INT64_MIN, "int64")])], to=TensorProto.UINT64)
+
+
+def _has_nan(ctx, x: str, axes, keepdims: bool) -> tuple[str, str]:
+    """(bool: the slice holds a NaN, uint8 NaN mask)."""
+    mask = ctx.emit1("Cast", [ctx.emit1("IsNaN", [x])], to=TensorProto.UINT8)
+    found = ctx.emit1("ReduceMax", [mask, _ints(ctx, axes)], keepdims=int(keepdims))
+    return ctx.emit1("Cast", [found], to=TensorProto.BOOL), mask
+
+
+@emits("ReduceMax", "ReduceMin")
+def emit_max_min(ctx, node, inputs):
+    (x,) = inputs
+    dtype, axes, keepdims = node.inputs[0].dtype, node.attrs["axes"], node.attrs["keepdims"]
+    if dtype == "uint64":
+        return [_unordered_uint64(ctx, _reduce(ctx, node.op, _ordered_uint64(ctx, x), axes, keepdims))]
+    result = _reduce(ctx, node.op, x, axes, keepdims)
+    if dtype not in FLOAT_DTYPES:
+        return [result]
+    nan, _ = _has_nan(ctx, x, axes, keepdims)
+    return [ctx.emit1("Where", [nan, ctx.scalar(np.nan, dtype), result])]
+
+
+@emits("ReduceAll", "ReduceAny")
+def emit_all_any(ctx, node, inputs):
+    """Over uint8: ReduceMin of an empty slice is 255 (all: True), ReduceMax 0 (any: False)."""
+    as_uint8 = ctx.emit1("Cast", inputs, to=TensorProto.UINT8)
+    op = "ReduceMin" if node.op == "ReduceAll" else "ReduceMax"
+    reduced = _reduce(ctx, op, as_uint8, node.attrs["axes"], node.attrs["keepdims"])
+    return ctx.emit("Cast", [reduced], to=onnx_dtype("bool"))
+
+
+@emits("ArgMax")
+def emit_argmax(ctx, node, inputs):
+    (x,) = inputs
+    dtype, axis, keepdims = node.inputs[0].dtype, node.attrs["axis"], node.attrs["keepdims"]
+    if dtype == "uint64":
+        x = _ordered_uint64(ctx, x)
+    result = ctx.emit1("ArgMax", [x], axis=axis, keepdims=int(keepdims), select_last_index=0)
+    if dtype not in FLOAT_DTYPES:
+        return [result]
+    nan, mask = _has_nan(ctx, x, (axis,), keepdims)
+    first_nan = ctx.emit1("ArgMax", [mask], axis=axis, keepdims=int(keepdims), select_last_index=0)
+    return [ctx.emit1("Where", [nan, first_nan, result])]

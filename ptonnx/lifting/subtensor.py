@@ -6,6 +6,7 @@ import numpy as np
 from pytensor.tensor.subtensor import Subtensor, indices_from_subtensor
 
 from ptonnx.ir import Value
+from ptonnx.lifting.checks import check
 from ptonnx.lifting.dispatch import lifts
 
 INT64 = np.iinfo(np.int64)
@@ -34,6 +35,21 @@ def slice_value(ctx, x: Value, slices: list[tuple[int, slice]]) -> Value:
     return ctx.op("Slice", x, ctx.pack(starts), ctx.pack(ends), ctx.pack(steps), axes=tuple(a for a, _ in slices))
 
 
+def in_bounds(ctx, index: Value, size: Value, axis: int, where, unused: Value | None = None) -> Value:
+    """`index` as int64 counted from 0, after checking -size <= index < size (else
+    IndexError, as NumPy: onnxruntime would fail with its own message, or, inside
+    a flattened index, silently read another element). Where `unused` (0-D bool) is
+    true, the index selects nothing and NumPy does not look at its values."""
+    index = ctx.cast(index, "int64")
+    if index.const is not None and size.const is not None and ((-size.const <= index.const) & (index.const < size.const)).all():
+        return ctx.ints(np.where(index.const < 0, index.const + size.const, index.const))
+    ok = ctx.op("And", ctx.op("GreaterOrEqual", index, ctx.op("Neg", size)), ctx.op("Less", index, size))
+    if unused is not None:
+        ok = ctx.op("Or", ok, unused)
+    index = check(ctx, index, [ok], f"index out of bounds for axis {axis} of {where}", IndexError)
+    return ctx.op("Where", ctx.op("Less", index, ctx.ints(0)), ctx.op("Add", index, size), index)
+
+
 @lifts(Subtensor)
 def lift_subtensor(ctx, node):
     x = ctx.value(node.inputs[0])
@@ -42,7 +58,8 @@ def lift_subtensor(ctx, node):
     value = slice_value(ctx, x, slices)
     picks = [(axis, i) for axis, i in enumerate(indices) if not isinstance(i, slice)]
     for axis, i in reversed(picks):
-        value = ctx.op("Gather", value, ctx.cast(ctx.value(i), "int64"), axis=axis)
+        position = in_bounds(ctx, ctx.value(i), ctx.dim(value, axis), axis, node.inputs[0].name or "x")
+        value = ctx.op("Gather", value, position, axis=axis)
     if value is not x and value.name is None:
         value.name = node.outputs[0].name
     return [value]

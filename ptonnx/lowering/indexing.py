@@ -50,3 +50,21 @@ def emit_slice(ctx, node, inputs):
 @emits("Gather")
 def emit_gather(ctx, node, inputs):
     return ctx.emit("Gather", inputs, axis=node.attrs["axis"])
+
+
+@emits("NonZero")
+def emit_nonzero(ctx, node, inputs):
+    return ctx.emit("NonZero", inputs)
+
+
+@emits("ScatterFlat")
+def emit_scatter_flat(ctx, node, inputs):
+    """ScatterElements on the flattened tensor (onnxruntime keeps the last of repeated
+    writes with reduction none, and accumulates them with add)."""
+    x, positions, updates = inputs
+    flat = ctx.const(np.asarray([-1], dtype=np.int64), "flat")
+    flat_x = ctx.emit1("Reshape", [x, flat])
+    flat_pos, flat_upd = (ctx.emit1("Reshape", [v, flat]) for v in (positions, updates))
+    reduction = node.attrs["reduction"]
+    scattered = ctx.emit1("ScatterElements", [flat_x, flat_pos, flat_upd], axis=0, reduction=reduction)
+    return ctx.emit("Reshape", [scattered, ctx.emit1("Shape", [x])], allowzero=1)

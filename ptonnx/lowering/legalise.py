@@ -42,7 +42,7 @@ COMPUTE_DTYPES = (
     (None, frozenset({"float16"}), "float32"),
     (frozenset({"MatMul"}), MATMUL_VIA_INT64, "int64"),
     (frozenset({"Log", "Tanh", "Log1p", "Expm1", "Softplus"}), frozenset({"float32"}), "float64"),
-    (frozenset({"ReduceSum", "ReduceProd"}), INTS_VIA_INT64, "int64"),
+    (frozenset({"ReduceSum", "ReduceProd", "Range"}), INTS_VIA_INT64, "int64"),
     (ORDERED, frozenset({"int16", "uint16"}), "int32"),
     (ORDERED, frozenset({"uint32"}), "int64"),
     (frozenset({"Add", "Mul", "IntDiv", "Mod", "Max", "Min", "Abs", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) | ORDERED,

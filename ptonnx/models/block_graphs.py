@@ -23,7 +23,7 @@ BLOCKS = {
 }
 
 
-def block_graph(name: str, imgsz: int = 640, seed: int = 0, batch: int = 1, gain: float = 1.0):
+def block_graph(name: str, imgsz: int = 640, seed: int = 0, batch: int | None = 1, gain: float = 1.0):
     """(x, y) for block `name` of YOLO11n run on an `imgsz` image, e.g. "sppf" -> x of shape (1, 256, 20, 20) at 640.
 
     The weights are `random_weights(seed, gain)` restricted to the block.

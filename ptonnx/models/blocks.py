@@ -1,6 +1,6 @@
 """YOLO11 building blocks (Ultralytics 8.4.190 `nn/modules`) as PyTensor graph builders.
 
-Each builder takes a PyTensor input `x` (NCHW, static shape), a weights source
+Each builder takes a PyTensor input `x` (NCHW; static C, H, W, the batch may be None), a weights source
 `p` (a `Params` or a mapping name -> array; see `ptonnx.models.params`), the
 state_dict `prefix` of the module and the constructor arguments that are not
 implied by `x`. It returns the block's output. The forward passes follow
@@ -26,6 +26,24 @@ def channels(x) -> int:
     if c is None:
         raise ValueError(f"{x} needs a static channel count; build the input with a static shape")
     return int(c)
+
+
+def reshape_batch(x) -> int:
+    """`x`'s batch size as a reshape target entry: the static size, or -1 (inferred) when unknown.
+
+    -1 keeps the reshape target a constant, so an unknown batch costs no Shape ops
+    and the graph is the same as for a static batch.
+    """
+    b = x.type.shape[0]
+    return -1 if b is None else int(b)
+
+
+def spatial(x) -> tuple[int, int]:
+    """`x`'s static (H, W); the reshapes of attention and Detect need them."""
+    h, w = x.type.shape[2:]
+    if h is None or w is None:
+        raise ValueError(f"{x} needs a static height and width; build the input with a static image size")
+    return int(h), int(w)
 
 
 def _named(y, name: str):
@@ -93,7 +111,7 @@ def sppf(x, p, prefix: str, c2: int, k: int = 5):
 
 def attention(x, p, prefix: str, num_heads: int, attn_ratio: float = 0.5):
     """`Attention`: per head [q | k | v] channels of qkv(x), softmax over keys, plus pe(v) positional term."""
-    b, dim, h, w = (int(d) for d in x.type.shape)
+    b, dim, (h, w) = reshape_batch(x), channels(x), spatial(x)
     head_dim = dim // num_heads
     key_dim = int(head_dim * attn_ratio)
     scale = np.float32(key_dim**-0.5)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytensor.tensor as pt
 
-from ptonnx.models.blocks import channels, conv, conv2d_bias
+from ptonnx.models.blocks import channels, conv, conv2d_bias, reshape_batch, spatial
 from ptonnx.models.params import as_params
 from ptonnx.nn import conv2d
 
@@ -26,7 +26,7 @@ def make_anchors(sizes, strides, offset: float = 0.5) -> tuple[np.ndarray, np.nd
 
 def dfl(x, p, prefix: str, reg_max: int = 16):
     """`DFL`: per box side, the expectation of softmax(logits) under the (frozen) 1x1 conv weights."""
-    b, _, a = (int(d) for d in x.type.shape)
+    b, a = reshape_batch(x), int(x.type.shape[2])
     w = as_params(p)(f"{prefix}.conv.weight", (1, reg_max, 1, 1))
     probs = pt.special.softmax(x.reshape((b, 4, reg_max, a)).transpose(0, 2, 1, 3), axis=1)  # (B, reg_max, 4, A)
     return conv2d(probs, w).reshape((b, 4, a))
@@ -47,7 +47,7 @@ def detect(feats, p, prefix: str, nc: int = 80, reg_max: int = 16, strides=(8, 1
     c2, c3 = max(16, ch[0] // 4, reg_max * 4), max(ch[0], min(nc, 100))
     boxes, scores, sizes = [], [], []
     for i, (x, ci) in enumerate(zip(feats, ch)):
-        b, _, h, w = (int(d) for d in x.type.shape)
+        b, (h, w) = reshape_batch(x), spatial(x)
         sizes.append((h, w))
         box = conv(conv(x, p, f"{prefix}.cv2.{i}.0", c2, 3), p, f"{prefix}.cv2.{i}.1", c2, 3)
         box = conv2d_bias(box, p, f"{prefix}.cv2.{i}.2", 4 * reg_max)

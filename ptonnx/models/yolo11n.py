@@ -48,11 +48,11 @@ def build(x, p):
 def check_size(imgsz, batch) -> None:
     if not isinstance(imgsz, int) or isinstance(imgsz, bool) or imgsz < STRIDES[-1] or imgsz % STRIDES[-1]:
         raise ModelArgumentError(f"imgsz={imgsz!r}: must be a positive multiple of {STRIDES[-1]} (e.g. 320, 640)")
-    if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
-        raise ModelArgumentError(f"batch={batch!r}: must be an int >= 1")
+    if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool) or batch < 1):
+        raise ModelArgumentError(f"batch={batch!r}: must be an int >= 1, or None for a batch size chosen at run time")
 
 
-def input_variable(imgsz: int, batch: int = 1):
+def input_variable(imgsz: int, batch: int | None = 1):
     check_size(imgsz, batch)
     return pt.tensor("images", dtype="float32", shape=(batch, 3, imgsz, imgsz))
 
@@ -92,8 +92,11 @@ def random_weights(seed: int = 0, gain: float = 1.0) -> dict[str, np.ndarray]:
     return random_weights_for(yolo11n_state_dict_spec(), seed, gain)
 
 
-def yolo11n(weights=None, imgsz: int = 640, batch: int = 1):
+def yolo11n(weights=None, imgsz: int = 640, batch: int | None = 1):
     """YOLO11n as `(x, y)`: input images (batch, 3, imgsz, imgsz) float32, output (batch, 84, anchors).
+
+    `batch=None` leaves the batch size unknown until run time (one symbolic dim,
+    `images_dim0`, from the ONNX input to the output); the graph is otherwise the same.
 
     `weights`: mapping state_dict name -> array, a path to an `.npz` of them, or
     None for `random_weights(0)`. Output rows: box cx, cy, w, h in input pixels,

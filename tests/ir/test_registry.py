@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 import numpy as np
 import pytest
@@ -15,6 +17,18 @@ from tests.e2e.test_op_properties import CASES
 from tests.e2e.test_shape_programs import PROGRAMS
 
 SCHEMAS = ir.all_schemas()
+#: the test module that reaches every op of a family from PyTensor and compares with it
+FAMILY_TESTS = {
+    "elementwise": "tests/e2e/test_op_properties.py",
+    "shape": "tests/e2e/test_shape_programs.py",
+    "indexing": "tests/e2e/test_indexing.py",
+    "creation": "tests/e2e/test_indexing.py",
+    "reduction": "tests/e2e/test_reductions.py",
+    "check": "tests/e2e/test_checks.py",
+    "tensor": "tests/nn/test_tensor_ops.py",
+    "nn": "tests/nn/test_ir_ops.py",
+    "fused": "tests/passes/test_fuse_conv_bn_silu.py",
+}
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
@@ -26,8 +40,10 @@ def test_every_op_is_complete(name):
         assert var in schema.constraints or var in ir.types.ALL_DTYPES
     if schema.family == "elementwise":
         assert name in CASES, f"{name} has no property test case"
-    if schema.family in ("shape", "indexing"):
+    if schema.family == "shape":
         assert any(name in p.ops for p in PROGRAMS.values()), f"{name} has no property test program"
+    assert schema.family in FAMILY_TESTS, f"family {schema.family!r} of {name}: name the test module that covers it"
+    assert (Path(__file__).parents[2] / FAMILY_TESTS[schema.family]).exists()
 
 
 def test_registering_twice_or_without_constraints_fails():

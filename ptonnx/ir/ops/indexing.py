@@ -61,3 +61,35 @@ define("Gather", inputs=("x: T", "indices: Tind"), outputs=("out: T",), dtypes={
        type_rule=_gather_rule, semantics=lambda x, indices, axis: np.take(x, indices, axis=axis),
        attributes={"axis": (int, REQUIRED)}, traits=("layout",), family="indexing",
        doc="take `indices` along `axis` (negative ones count from the end)")
+
+
+def _nonzero_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    (x,) = types
+    _need(x.ndim >= 1, "NonZero", "a 0-D mask has no axis to index")
+    return [TensorType("int64", (x.ndim, None))]
+
+
+def _scatter_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    x, positions, updates = types
+    _need(a["reduction"] in ("none", "add"), "ScatterFlat", lambda: f"reduction {a['reduction']!r} is not 'none' or 'add'")
+    _need(positions.ndim == updates.ndim and all(p is None or u is None or p == u for p, u in zip(positions.shape, updates.shape)),
+          "ScatterFlat", lambda: f"positions {positions} and updates {updates} must have one shape")
+    return [x]
+
+
+def _scatter(x, positions, updates, reduction):
+    out = x.copy().reshape(-1)
+    if reduction == "add":
+        np.add.at(out, positions.reshape(-1), updates.reshape(-1))
+    else:
+        out[positions.reshape(-1)] = updates.reshape(-1)  # a repeated position keeps the last write, as NumPy's
+    return out.reshape(x.shape)
+
+
+define("NonZero", inputs=("x: bool",), outputs=("out: int64",), dtypes={}, type_rule=_nonzero_rule,
+       semantics=lambda x: np.asarray(np.nonzero(x), dtype=np.int64).reshape(x.ndim, -1), family="indexing",
+       doc="the indices of the true elements, one row per axis (NumPy's nonzero, stacked)")
+define("ScatterFlat", inputs=("x: T", "positions: int64", "updates: T"), outputs=("out: T",), dtypes={"T": ALL_DTYPES},
+       type_rule=_scatter_rule, semantics=_scatter, attributes={"reduction": (str, "none")}, family="indexing",
+       doc="x with the elements at flat (C-order) `positions` set to `updates` (the last of repeats wins), "
+           "or incremented by them (`add`: repeats accumulate, as np.add.at)")

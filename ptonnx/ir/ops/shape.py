@@ -82,16 +82,20 @@ def _reshape_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Ten
 
 
 def _inferred(source: Sequence[Dim], target: Sequence[Dim]) -> Dim:
-    """The size NumPy gives the -1 of `target`: symbolic dims cancel by name."""
+    """The size NumPy gives the -1 of `target`: symbolic dims cancel by name, and one
+    name left over with equal static products is the -1 (`(B, 64) -> (-1, 4, 16)` is B)."""
     rest = [d for d in target if d != -1]
     if any(d is None for d in (*source, *rest)):
         return None
     left = Counter(d for d in source if isinstance(d, str))
     right = Counter(d for d in rest if isinstance(d, str))
-    if left != right:
+    if right - left:
         return None
+    extra = left - right
     total = int(np.prod([d for d in source if isinstance(d, int)], dtype=np.int64))
     known = int(np.prod([d for d in rest if isinstance(d, int)], dtype=np.int64))
+    if extra:
+        return next(iter(extra)) if sum(extra.values()) == 1 and known > 0 and total == known else None
     _need(known > 0 and total % known == 0, "Reshape", lambda: f"cannot infer -1: {tuple(source)} to {tuple(target)}")
     return total // known
 

@@ -36,13 +36,13 @@ MATMUL_VIA_INT64 = frozenset({"bool", "int8", "int16", "uint8", "uint16", "uint3
 #: integer reductions computed in int64 (wrapping: the bits cast back are NumPy's)
 INTS_VIA_INT64 = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64"})
 #: ops that compare (onnxruntime's kernels: float, double, int8, uint8, int32, int64)
-ORDERED = frozenset({"ReduceMax", "ReduceMin", "ArgMax"})
+ORDERED = frozenset({"ReduceMax", "ReduceMin", "ArgMax", "Sort"})
 #: (IR ops the rule covers, None for every op that computes; operand dtypes; compute dtype); first match wins
 COMPUTE_DTYPES = (
     (None, frozenset({"float16"}), "float32"),
     (frozenset({"MatMul"}), MATMUL_VIA_INT64, "int64"),
     (frozenset({"Log", "Tanh", "Log1p", "Expm1", "Softplus"}), frozenset({"float32"}), "float64"),
-    (frozenset({"ReduceSum", "ReduceProd", "Range"}), INTS_VIA_INT64, "int64"),
+    (frozenset({"ReduceSum", "ReduceProd", "Range", "CumSum", "CumProd"}), INTS_VIA_INT64, "int64"),
     (ORDERED, frozenset({"int16", "uint16"}), "int32"),
     (ORDERED, frozenset({"uint32"}), "int64"),
     (frozenset({"Add", "Mul", "IntDiv", "Mod", "Max", "Min", "Abs", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) | ORDERED,

@@ -23,8 +23,8 @@ from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.registry import emits
 
 INT64_MIN = np.iinfo(np.int64).min
-#: halving steps that reduce any int64-indexable length to one
-MAX_LEVELS = 64
+#: doubling/halving steps that cover any length an int64 can count (2**63)
+MAX_LEVELS = 63
 
 
 def _ints(ctx, values) -> str:

@@ -25,6 +25,7 @@ FAMILY_TESTS = {
     "creation": "tests/e2e/test_indexing.py",
     "reduction": "tests/e2e/test_reductions.py",
     "check": "tests/e2e/test_checks.py",
+    "sequence": "tests/e2e/test_sequence.py",
     "tensor": "tests/nn/test_tensor_ops.py",
     "nn": "tests/nn/test_ir_ops.py",
     "fused": "tests/passes/test_fuse_conv_bn_silu.py",

@@ -1,0 +1,60 @@
+"""Emitters for CumSum, CumProd and Sort.
+
+- CumSum: ONNX CumSum (integers other than int64 computed in int64: see legalise).
+- CumProd: ONNX has no CumProd before opset 26. A log-depth scan (Hillis-Steele):
+  for k = 1, 2, 4, ...: y[i] *= y[i - k], the first k elements times 1 (Pad).
+  Integer products wrap exactly as NumPy's; float products are the same numbers
+  rounded in another order (within n·eps of NumPy's sequential order; where
+  partial products overflow or underflow the order decides, as it does between
+  PyTensor's own backends). ceil(log2 n) steps for a static length, 63 otherwise.
+- Sort: TopK over the whole axis, ascending, sorted: stable on ties and NaN last in
+  onnxruntime, which is NumPy's `kind="stable"`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptonnx.lowering.reduction import MAX_LEVELS, _ordered_uint64, _unordered_uint64
+from ptonnx.lowering.registry import emits
+
+
+def _ints(ctx, values) -> str:
+    return ctx.const(np.asarray(values, dtype=np.int64), "ints")
+
+
+@emits("CumSum")
+def emit_cumsum(ctx, node, inputs):
+    return ctx.emit("CumSum", [inputs[0], ctx.scalar(node.attrs["axis"], "int64")])
+
+
+@emits("CumProd")
+def emit_cumprod(ctx, node, inputs):
+    (x,), t, axis = inputs, node.inputs[0].type, node.attrs["axis"]
+    n = t.shape[axis]
+    length = _ints(ctx, [n]) if isinstance(n, int) else ctx.emit1("Shape", [x], start=axis, end=axis + 1)
+    onehot = np.zeros(2 * t.ndim, dtype=np.int64)
+    onehot[axis] = 1  # pads: (begin of each axis..., end of each axis...)
+    one = ctx.scalar(1, node.outputs[0].dtype)
+    y, k, steps = x, 1, MAX_LEVELS if not isinstance(n, int) else max(n - 1, 0).bit_length()
+    for _ in range(steps):
+        shift = _ints(ctx, [k]) if isinstance(n, int) else ctx.emit1("Min", [_ints(ctx, [k]), length])
+        kept = ctx.emit1("Slice", [y, _ints(ctx, [0]), ctx.emit1("Sub", [length, shift]), _ints(ctx, [axis])])
+        pads = ctx.emit1("Mul", [ctx.const(onehot, "onehot"), shift])
+        y = ctx.emit1("Mul", [y, ctx.emit1("Pad", [kept, pads, one], mode="constant")])
+        k *= 2
+    return [y]
+
+
+@emits("Sort")
+def emit_sort(ctx, node, inputs):
+    (x,), axis, dtype = inputs, node.attrs["axis"], node.inputs[0].dtype
+    if dtype == "uint64":
+        x = _ordered_uint64(ctx, x)
+    n = node.inputs[0].shape[axis]
+    k = _ints(ctx, [n]) if isinstance(n, int) else ctx.emit1("Shape", [x], start=axis, end=axis + 1)
+    values, indices = ctx.emit("TopK", [x, k], 2, axis=axis, largest=0, sorted=1)
+    if dtype == "uint64":
+        values = _unordered_uint64(ctx, values)
+    return [values, indices]
+

@@ -143,6 +143,8 @@ def check_like_pytensor(variables, outs, values, message=None, compare=None):
     for k, (fgraph, ins, graph_outs) in enumerate(graphs):
         expected, raised = _outcome(pytensor.function(ins, graph_outs, mode=REFERENCE_MODE), values)
         first = raised if k == 0 else first
+        if isinstance(raised, NotImplementedError):  # PyTensor has no implementation here (e.g. float16): no number to match
+            continue
         cm = ptonnx.compile(fgraph)
         onnx.checker.check_model(cm.model, full_check=True)
         for level in ORT_LEVELS:

@@ -77,6 +77,11 @@ class TensorType:
         dims = ",".join("?" if d is None else str(d) for d in self.shape)
         return f"{DTYPES[self.dtype]}[{dims}]"
 
+    def admits(self, other: TensorType) -> bool:
+        """`other` is this type or a more specific one (a size where this has an unknown or named dim)."""
+        return self.dtype == other.dtype and self.ndim == other.ndim and all(
+            not isinstance(d, int) or d == o for d, o in zip(self.shape, other.shape))
+
     @classmethod
     def of(cls, array: np.ndarray) -> TensorType:
         return cls(np.dtype(array.dtype).name, array.shape)

@@ -48,7 +48,9 @@ def verify(graph: Graph, *, unified: bool = False) -> None:
         except TypeRuleError as exc:
             raise VerificationError(f"{line}\n  type rule rejects the node: {exc}") from None
         actual = [o.type for o in node.outputs]
-        if expected != actual:
+        # a declared type may know less than the rule now infers (an input folded to a constant
+        # after the node was built): sound, only less precise. It must never claim more.
+        if len(expected) != len(actual) or not all(a.admits(e) for a, e in zip(actual, expected)):
             raise VerificationError(
                 f"{line}\n  output types {[str(t) for t in actual]} disagree with the type rule "
                 f"{[str(t) for t in expected]}"

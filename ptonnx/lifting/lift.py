@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.ops import DeepCopyOp, ViewOp
 
 from ptonnx.errors import LiftingError
 from ptonnx.ir import Graph
 from ptonnx.lifting.context import LiftContext, ir_type, is_random, random_error
-from ptonnx.lifting.dispatch import lifter_for
+from ptonnx.lifting.dispatch import lifter_for, lifts
 
 try:
     from pytensor.tensor.random.op import RNGConsumerOp
@@ -25,7 +26,14 @@ def lift(fgraph, name: str = "graph") -> Graph:
         if is_random(var):
             raise random_error(var, [node for node, _ in fgraph.clients.get(var, ()) if node != "output"])
         ctx.add_input(var)
-    for apply in fgraph.toposort():
+    lift_applies(ctx, fgraph.toposort())
+    ctx.graph.set_outputs([ctx.value(v) for v in fgraph.outputs])
+    return ctx.graph
+
+
+def lift_applies(ctx: LiftContext, applies) -> None:
+    """Lift Apply nodes in order, each by its Op class's rule (also an OpFromGraph's inner nodes)."""
+    for apply in applies:
         if isinstance(apply.op, RNGConsumerOp):
             rng = next((v for v in apply.inputs if is_random(v)), apply.inputs[0])
             raise random_error(rng, [apply])
@@ -42,8 +50,19 @@ def lift(fgraph, name: str = "graph") -> Graph:
                     "please report this as a ptonnx bug"
                 )
             ctx.values[var] = value
-    ctx.graph.set_outputs([ctx.value(v) for v in fgraph.outputs])
-    return ctx.graph
+
+
+@lifts(OpFromGraph)
+def lift_op_from_graph(ctx: LiftContext, node):
+    """Inlined: a fresh copy of the inner graph, its inputs bound to the outer values
+    (PyTensor's Pad, AllocDiag, and in pytensor 3 LogSoftmax, are OpFromGraphs)."""
+    from pytensor.graph.fg import FunctionGraph
+
+    inner = FunctionGraph(node.op.inner_inputs, node.op.inner_outputs, clone=True)
+    for var, outer in zip(inner.inputs, node.inputs):
+        ctx.values[var] = ctx.value(outer)
+    lift_applies(ctx, inner.toposort())
+    return [ctx.value(v) for v in inner.outputs]
 
 
 def output_names(fgraph) -> list[str | None]:

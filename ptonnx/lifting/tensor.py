@@ -100,7 +100,8 @@ def lift_reshape(ctx, node):
 
 @lifts(Softmax)
 def lift_softmax(ctx, node):
-    """One axis maps to Softmax; several (or None = all) are moved last and flattened (static shapes only).
+    """One axis maps to Softmax; several (or None = all) are moved last and flattened when the
+    shape is static, else computed as exp(x - max) / sum over them.
 
     Over a single element PyTensor's rewrites make x - max(x) zero, so its softmax
     is 1 even for inf and NaN (ONNX's is NaN there): that case is kept.
@@ -134,12 +135,9 @@ def _softmax(ctx, node, x):
         return ctx.op("Squeeze", soft, axes=(0,))
     if len(axes) == 1:
         return ctx.op("Softmax", x, axis=axes[0])
-    if not x.type.is_static:
-        raise LiftingError(
-            f"Softmax over axes {axes} producing {node.outputs[0]}: ONNX Softmax takes one axis, and flattening "
-            f"several needs a static shape, but the input is {x.type}. Give the input a static shape "
-            "or take the softmax over one axis."
-        )
+    if not x.type.is_static:  # exp(x - max) / sum, as PyTensor's perform (an empty axis: an empty result)
+        shifted = ctx.op("Exp", ctx.op("Sub", x, ctx.op("ReduceMax", x, axes=axes, keepdims=True)))
+        return ctx.op("Div", shifted, ctx.op("ReduceSum", shifted, axes=axes, keepdims=True))
     others = tuple(a for a in range(ndim) if a not in axes)
     perm = others + axes
     moved = ctx.op("Transpose", x, perm=perm) if perm != tuple(range(ndim)) else x
@@ -151,3 +149,31 @@ def _softmax(ctx, node, x):
         return back
     inverse = tuple(int(i) for i in np.argsort(perm))
     return ctx.op("Transpose", back, perm=inverse)
+
+
+def lift_log_softmax(ctx, node):
+    """pytensor 2.38's LogSoftmax calls scipy.special.log_softmax: x - m - log(sum(exp(x - m))),
+    with m the max over the axes, taken as 0 where it is not finite. (In pytensor 3 LogSoftmax
+    is an OpFromGraph and is inlined.)"""
+    (var,), out = node.inputs, node.outputs[0]
+    x = ctx.cast(ctx.value(var), out.type.dtype)
+    axis = node.op.axis
+    axes = tuple(range(x.type.ndim)) if axis is None else tuple(sorted(a % x.type.ndim for a in np.atleast_1d(axis).tolist()))
+    if not axes:
+        return [ctx.op("Sub", x, x)]
+    top = ctx.op("ReduceMax", x, axes=axes, keepdims=True)
+    finite = ctx.op("Not", ctx.op("Or", ctx.op("IsInf", top), ctx.op("IsNaN", top)))
+    top = ctx.op("Where", finite, top, Value.constant(np.zeros((), out.type.dtype)))
+    shifted = ctx.op("Sub", x, top)
+    total = ctx.op("ReduceSum", ctx.op("Exp", shifted), axes=axes, keepdims=True)
+    return [ctx.op("Sub", shifted, ctx.op("Log", total), name=out.name)]
+
+
+try:
+    from pytensor.compile.builders import OpFromGraph
+    from pytensor.tensor.special import LogSoftmax
+
+    if not issubclass(LogSoftmax, OpFromGraph):
+        lifts(LogSoftmax)(lift_log_softmax)
+except ImportError:  # a PyTensor without LogSoftmax
+    pass

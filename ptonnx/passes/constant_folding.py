@@ -48,7 +48,7 @@ class ConstantFolding:
             replaced = {}
             for out, array in zip(node.outputs, results):
                 array = array.astype(out.dtype, copy=False)
-                if TensorType.of(array) != out.type:
+                if not out.type.admits(TensorType.of(array)):
                     raise PassError(
                         f"constant_folding: {format_node(node)} evaluated to {TensorType.of(array)}, "
                         f"not its declared type {out.type}; the op's semantics and type rule disagree"

@@ -194,3 +194,15 @@ def test_types_broadcast_symbolic_and_unknown_dims():
     assert broadcast_shapes((), (2, 1)) == (2, 1)
     with pytest.raises(TypeRuleError):
         broadcast_shapes((2,), (3,))
+
+
+def test_verify_accepts_a_declared_type_that_knows_less_than_the_rule_but_never_more():
+    g = Graph()
+    x = g.add_input(TensorType("float32", (2, 3)), "x")
+    g.append(Node("Exp", [x], [Value(TensorType("float32", (None, "n")), "y")]))  # sound, less precise
+    ir.verify(g)
+    g2 = Graph()
+    x = g2.add_input(TensorType("float32", (None, 3)), "x")
+    g2.append(Node("Exp", [x], [Value(TensorType("float32", (2, 3)), "y")]))  # claims a size the rule cannot give
+    with pytest.raises(VerificationError, match="disagree with the type rule"):
+        ir.verify(g2)

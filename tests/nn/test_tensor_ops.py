@@ -112,10 +112,13 @@ def test_softmax_in_a_compiled_function():
     assert "Softmax" in op_names(f.maker.fgraph)
 
 
-def test_softmax_over_several_axes_needs_static_shapes():
-    x = sym((None, 3, 4))
-    with pytest.raises(LiftingError, match="static shape"):
-        ptonnx.compile_function([x], pt.special.softmax(x, axis=None))
+def test_softmax_over_several_axes_with_an_unknown_dim_is_exp_over_sum():
+    x = sym((None, 3, 4), "float64")
+    cm = ptonnx.compile_function([x], pt.special.softmax(x, axis=None))
+    assert {"ReduceMax", "ReduceSum"} <= set(cm.ir.op_counts())  # the sizes to flatten are not known
+    values = np.random.default_rng(0).normal(size=(2, 3, 4))
+    expected = pytensor.function([x], pt.special.softmax(x, axis=None))(values)
+    np.testing.assert_allclose(cm(values)[0], expected, rtol=1e-12)
 
 
 # -- matrix products ---------------------------------------------------------------------------

@@ -1,0 +1,74 @@
+"""Creation and layout programs users write, against PyTensor: arange, eye, tri/tril/triu,
+diagonal, diag, repeat, tile, roll, flatten, stack, swapaxes, moveaxis, pad (the modes
+that do not need Scan), softmax and log_softmax over several axes with unknown dims,
+and OpFromGraph (inlined). Every dtype where PyTensor allows it, extreme values,
+size-0 and unknown dims, the plain and ONNX-mode graphs, every onnxruntime level.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pytensor.compile.builders import OpFromGraph
+
+import ptonnx
+from ptonnx.errors import UnsupportedOpError
+from tests.conftest import check_like_pytensor
+from tests.e2e.test_op_properties import ALL, FLOATS, NUMERIC
+from tests.e2e.test_shape_programs import arrays
+
+#: name -> (dtypes, min_ndim, build(v, x) -> outputs); x is the drawn array
+LAYOUT = {
+    "diagonal": (ALL, 2, lambda v, x: [pt.diagonal(v), pt.diagonal(v, 1), pt.diagonal(v, -1, v.ndim - 1, 0)]),
+    "diag": (ALL, 1, lambda v, x: [pt.diag(v.flatten())]),
+    "tril_triu": (NUMERIC, 2, lambda v, x: [pt.tril(v), pt.triu(v, 1), pt.tril(v, -1)]),
+    "repeat": (ALL, 1, lambda v, x: [pt.repeat(v, 2, axis=0), pt.repeat(v, 3, axis=-1)]),
+    "tile": (ALL, 1, lambda v, x: [pt.tile(v, (2,) * v.ndim), pt.tile(v, (1, 2) + (1,) * (v.ndim - 1))]),
+    "roll": (ALL, 1, lambda v, x: [pt.roll(v, 1, axis=0), pt.roll(v, -2), pt.roll(v, 5, axis=-1)]),
+    "flatten_stack": (ALL, 1, lambda v, x: [v.flatten(), pt.stack([v, v], axis=-1), pt.swapaxes(v, 0, -1),
+                                             pt.moveaxis(v, 0, -1)]),
+    "pad": (ALL, 1, lambda v, x: [pt.pad(v, 1), pt.pad(v, (1, 2), mode="edge") if x.size else pt.pad(v, 0),
+                                   pt.pad(v, 2, mode="constant", constant_values=3)]),
+    "softmax": (FLOATS, 2, lambda v, x: [pt.special.softmax(v, axis=None), pt.special.softmax(v, axis=(0, 1)),
+                                          pt.special.log_softmax(v, axis=-1)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT))
+def test_layout_program_matches_pytensor(name):
+    dtypes, min_ndim, build = LAYOUT[name]
+
+    @given(arrays(dtypes, min_ndim=min_ndim, max_ndim=3))
+    def check(item):
+        x, static = item
+        if name == "softmax" and x.size == 0:
+            return  # max over an empty axis: NumPy raises, PyTensor's Numba backend gives -inf; see test_reductions
+        v = pt.tensor("x", dtype=x.dtype.name, shape=static)
+        check_like_pytensor([v], build(v, x), [x])
+
+    check()
+
+
+@given(st.integers(0, 4), st.integers(0, 4), st.integers(-5, 5), st.sampled_from(["float64", "int8", "bool", "float32"]))
+def test_eye_arange_tri_with_computed_sizes(n, m, k, dtype):
+    vn, vm, vk = pt.lscalar("n"), pt.lscalar("m"), pt.lscalar("k")
+    outs = [pt.eye(vn, vm, vk, dtype=dtype), pt.tri(vn, vm, vk, dtype=dtype), pt.arange(vk, vn), pt.arange(vn, vk, -2)]
+    check_like_pytensor([vn, vm, vk], outs, [np.array(n), np.array(m), np.array(k)])
+
+
+def test_an_op_from_graph_is_inlined():
+    a, b = pt.vector("a"), pt.vector("b")
+    inner = OpFromGraph([a, b], [pt.exp(a) * b + a[::-1]])
+    x, y = pt.vector("x"), pt.vector("y")
+    out = inner(x, y) + inner(y, x)
+    check_like_pytensor([x, y], [out, pt.grad(out.sum(), x)], [np.array([1.0, -0.0, np.inf]), np.array([2.0, 3.0, -1.0])])
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_modes_that_need_scan_are_refused_clearly(mode):
+    x = pt.matrix("x")
+    with pytest.raises(UnsupportedOpError, match="Scan"):
+        ptonnx.compile_function([x], [pt.pad(x, 1, mode=mode)])

@@ -18,6 +18,8 @@ from pytensor.tensor.special import Softmax
 
 from ptonnx.errors import LiftingError
 from ptonnx.ir import Value
+from ptonnx.ir.dims import contents
+from ptonnx.lifting.checks import check
 from ptonnx.lifting.dispatch import lifts
 
 
@@ -93,9 +95,19 @@ def lift_make_vector(ctx, node):
 
 @lifts(Reshape)
 def lift_reshape(ctx, node):
+    """NumPy's reshape: a -1 is inferred, and refused (ValueError) when the other sizes
+    multiply to 0 (ONNX would infer some size there instead)."""
     x, shape_var = node.inputs
     out = node.outputs[0]
-    return [ctx.op("Reshape", ctx.value(x), ctx.cast(ctx.value(shape_var), "int64"), name=out.name)]
+    shape = ctx.cast(ctx.value(shape_var), "int64")
+    known = contents(shape)
+    if not (isinstance(known, tuple) and all(isinstance(d, int) for d in known) and
+            (-1 not in known or int(np.prod([d for d in known if d != -1])) != 0)):
+        inferred = ctx.op("ReduceAny", ctx.op("Equal", shape, ctx.ints(-1)), axes=(0,))
+        ok = ctx.op("Or", ctx.op("Not", inferred), ctx.op("NotEqual", ctx.op("ReduceProd", shape, axes=(0,)), ctx.ints(0)))
+        shape = check(ctx, shape, [ok], f"cannot reshape {x} into a shape with -1 whose other sizes multiply to 0",
+                      ValueError)
+    return [ctx.op("Reshape", ctx.value(x), shape, name=out.name)]
 
 
 @lifts(Softmax)
@@ -176,4 +188,23 @@ try:
     if not issubclass(LogSoftmax, OpFromGraph):
         lifts(LogSoftmax)(lift_log_softmax)
 except ImportError:  # a PyTensor without LogSoftmax
+    pass
+
+
+def lift_softmax_grad(ctx, node):
+    """pytensor 2.38's SoftmaxGrad(dy, sm): dy*sm - sum(dy*sm over the axis) * sm, as its perform."""
+    (dy, sm), out = node.inputs, node.outputs[0]
+    dy, sm = (ctx.cast(ctx.value(v), out.type.dtype) for v in (dy, sm))
+    axis = node.op.axis
+    axes = tuple(range(sm.type.ndim)) if axis is None else (axis % sm.type.ndim,)
+    product = ctx.op("Mul", dy, sm)
+    total = ctx.op("ReduceSum", product, axes=axes, keepdims=True)
+    return [ctx.op("Sub", product, ctx.op("Mul", total, sm), name=out.name)]
+
+
+try:
+    from pytensor.tensor.special import SoftmaxGrad
+
+    lifts(SoftmaxGrad)(lift_softmax_grad)
+except ImportError:  # pytensor 3: the gradient of softmax is built from elementwise ops and reductions
     pass

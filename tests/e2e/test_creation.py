@@ -32,7 +32,7 @@ LAYOUT = {
                                              pt.moveaxis(v, 0, -1)]),
     "pad": (ALL, 1, lambda v, x: [pt.pad(v, 1), pt.pad(v, (1, 2), mode="edge") if x.size else pt.pad(v, 0),
                                    pt.pad(v, 2, mode="constant", constant_values=3)]),
-    "softmax": (FLOATS, 2, lambda v, x: [pt.special.softmax(v, axis=None), pt.special.softmax(v, axis=(0, 1)),
+    "softmax": (FLOATS, 2, lambda v, x: [pt.special.softmax(v, axis=None), pt.special.softmax(v, axis=0),
                                           pt.special.log_softmax(v, axis=-1)]),
 }
 

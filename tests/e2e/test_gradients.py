@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytensor.tensor as pt
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tests.conftest import check_like_pytensor
@@ -35,6 +35,10 @@ COSTS = {
 }
 
 
+#: costs with products, compared only where no order of the product over- or underflows
+PRODUCTS = ("cumsum_cumprod", "prod_with_zeros", "reductions")
+
+
 def _inputs(ins, values):
     out = []
     for v in ins:
@@ -56,6 +60,11 @@ def _inputs(ins, values):
 ))
 def test_gradient_matches_pytensor(name, values):
     ins, cost = COSTS[name]
+    if name in PRODUCTS:
+        # products are computed in another order (onnxruntime's ReduceProd; cumprod's log-depth scan): where
+        # partial products overflow or underflow the order decides the result, and the gradient divides by it
+        tiny = np.abs(values[values != 0])
+        assume(not tiny.size or tiny.min() > 1e-150 and np.prod(np.maximum(tiny, 1)) < 1e150)
     wrt = [v for v in ins if v.dtype.startswith("float")]
     outs = [cost, *pt.grad(cost, wrt)]
     check_like_pytensor(ins, outs, _inputs(ins, values), compare=_close)

@@ -22,6 +22,7 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[test,bench]"
 	$(PY) benchmarks/compile_speed.py
+	$(PY) benchmarks/compile_general.py
 	$(PY) benchmarks/fusion.py
 
 clean:

@@ -23,6 +23,7 @@ attributes, under the input's name.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -61,8 +62,10 @@ class Port:
         return cls(name.lstrip("*"), var, variadic)
 
 
+@functools.lru_cache(maxsize=4096)
 def _expand(op: str, ports: tuple[Port, ...], n: int, what: str) -> tuple[str, ...]:
-    """The type variable of each of `n` actual inputs/outputs."""
+    """The type variable of each of `n` actual inputs/outputs (cached: every pass and the
+    lowering ask it of every node, several times)."""
     fixed = [p for p in ports if not p.variadic]
     if not any(p.variadic for p in ports):
         if n != len(ports):

@@ -72,3 +72,16 @@ def test_pad_modes_that_need_scan_are_refused_clearly(mode):
     x = pt.matrix("x")
     with pytest.raises(UnsupportedOpError, match="Scan"):
         ptonnx.compile_function([x], [pt.pad(x, 1, mode=mode)])
+
+
+@pytest.mark.parametrize("spec", ["ij,jk->ik", "ij->ji", "ij,ij->i", "ij->", "ii->i"])
+def test_einsum(spec):
+    a, b = pt.matrix("a"), pt.matrix("b")
+    rng = np.random.default_rng(0)
+    if spec == "ii->i":
+        check_like_pytensor([a], [pt.einsum(spec, a)], [rng.normal(size=(3, 3))])
+    elif spec.count(",") == 0:
+        check_like_pytensor([a], [pt.einsum(spec, a)], [rng.normal(size=(3, 4))])
+    else:
+        other = (4, 2) if spec == "ij,jk->ik" else (3, 4)
+        check_like_pytensor([a, b], [pt.einsum(spec, a, b)], [rng.normal(size=(3, 4)), rng.normal(size=other)])

@@ -98,7 +98,8 @@ def test_shared_variables_become_constants_and_updates_are_left_out(tmp_path):
     w = pytensor.shared(np.arange(2.0), name="w")
     x = pt.vector("x", dtype="float64")
     cm = ptonnx.compile_function([x], [x * w])
-    assert cm.input_names == ["x"] and [t.name for t in cm.model.graph.initializer] == ["w"]
+    # (the other initializers check that x's length is w's: PyTensor refuses to broadcast a length-1 x)
+    assert cm.input_names == ["x"] and "w" in [t.name for t in cm.model.graph.initializer]
     np.testing.assert_array_equal(cm(np.ones(2))[0], [0.0, 1.0])
     f = pytensor.function([x], x + w, updates={w: w + 1}, mode=pytensor.compile.mode.Mode(linker="py", optimizer="fast_run"))
     exported = ptonnx.export(f, tmp_path / "f.onnx")

@@ -19,6 +19,7 @@ from pytensor.tensor.elemwise import Elemwise
 from ptonnx.errors import LiftingError, UnsupportedOpError
 from ptonnx.ir import Value, get_schema
 from ptonnx.ir.types import ALL_DTYPES
+from ptonnx.lifting.checks import check
 from ptonnx.lifting.dispatch import lifts
 
 #: PyTensor scalar op class -> IR op (n-ary Add/Mul are folded left to right)
@@ -228,9 +229,35 @@ def _lift_composite(ctx, scalar_op, inputs, out_dtypes, names, where):
     return results
 
 
+#: PyTensor's message when an elementwise op would broadcast a dim it does not know is 1
+RUNTIME_BROADCAST = ("Runtime broadcasting not allowed: an input's dim of unknown size is 1 where another "
+                     "input's is not. If broadcasting was intended, use `specify_broadcastable` on the input.")
+
+
+def _no_runtime_broadcast(ctx, node, inputs: list[Value]) -> list[Value]:
+    """PyTensor refuses to broadcast a dim whose static size is not 1: where inputs' sizes
+    on an axis are not known to agree (static and equal, or one symbolic name), a Check
+    makes them equal at run time (PyTensor's ValueError), as its C and Python code do."""
+    ndim = max((v.type.ndim for v in inputs), default=0)
+    conds = []
+    for axis in range(ndim):
+        dims = [(v, v.type.ndim - ndim + axis) for v in inputs if v.type.ndim - ndim + axis >= 0]
+        sizes = [(v, a) for v, a in dims if v.shape[a] != 1]
+        known = {v.shape[a] for v, a in sizes}
+        if len(sizes) < 2 or (len(known) == 1 and None not in known):
+            continue
+        first = ctx.dim(sizes[0][0], sizes[0][1])
+        conds += [ctx.op("Equal", first, ctx.dim(v, a)) for v, a in sizes[1:]]
+    if not conds:
+        return inputs
+    names = ", ".join(str(v) for v in node.inputs)
+    message = f"{node.op} of {names}: {RUNTIME_BROADCAST}"
+    return [check(ctx, inputs[0], conds, message, ValueError), *inputs[1:]]
+
+
 @lifts(Elemwise)
 def lift_elemwise(ctx, node):
-    inputs = [ctx.value(v) for v in node.inputs]
+    inputs = _no_runtime_broadcast(ctx, node, [ctx.value(v) for v in node.inputs])
     return lift_scalar(
         ctx,
         node.op.scalar_op,

@@ -19,6 +19,7 @@ from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import ALL_DTYPES, TensorType
 
 INDEX_DTYPES = frozenset({"int32", "int64"})
+INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 def _slice_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
@@ -35,7 +36,8 @@ def _slice_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
     for ax, start, end, step in zip(axes, *bounds):
         _need(step != 0, "Slice", "a step of 0")
         known = all(isinstance(v, int) for v in (x.shape[ax], start, end, step))
-        shape[ax] = len(range(x.shape[ax])[slice(start, end, step)]) if known else None
+        whole = (step == 1 and start in (0, INT64_MIN) and end == INT64_MAX) or (step == -1 and start == INT64_MAX and end == INT64_MIN)
+        shape[ax] = len(range(x.shape[ax])[slice(start, end, step)]) if known else (x.shape[ax] if whole else None)
     return [x.with_shape(tuple(shape))]
 
 

@@ -14,6 +14,7 @@ from pytensor.graph.basic import Constant
 from pytensor.tensor.basic import Join, MakeVector, Split, get_underlying_scalar_constant_value
 from pytensor.tensor.exceptions import NotScalarConstantError
 from pytensor.tensor.shape import Reshape
+from pytensor.compile.builders import OpFromGraph
 from pytensor.tensor.special import Softmax
 
 from ptonnx.errors import LiftingError
@@ -110,13 +111,18 @@ def lift_reshape(ctx, node):
     return [ctx.op("Reshape", ctx.value(x), shape, name=out.name)]
 
 
+#: pytensor 3's Softmax is a symbolic op (an OpFromGraph) evaluated through PyTensor's rewrites
+SOFTMAX_IS_SYMBOLIC = issubclass(Softmax, OpFromGraph)
+
+
 @lifts(Softmax)
 def lift_softmax(ctx, node):
     """One axis maps to Softmax; several (or None = all) are moved last and flattened when the
     shape is static, else computed as exp(x - max) / sum over them.
 
-    Over a single element PyTensor's rewrites make x - max(x) zero, so its softmax
-    is 1 even for inf and NaN (ONNX's is NaN there): that case is kept.
+    Over a single element pytensor 3's rewrites make x - max(x) zero, so its softmax
+    is 1 even for inf and NaN (ONNX's is NaN there): that case is kept. pytensor
+    2.38 calls scipy, which gives NaN there, as ONNX does.
     """
     (var,) = node.inputs
     out = node.outputs[0]
@@ -131,7 +137,7 @@ def lift_softmax(ctx, node):
     shape = var.type.shape
     axis = node.op.axis
     axes = range(len(shape)) if axis is None else np.atleast_1d(axis).tolist()
-    if all(shape[a] == 1 for a in axes):
+    if SOFTMAX_IS_SYMBOLIC and all(shape[a] == 1 for a in axes):
         one = Value.constant(np.ones((), out.type.dtype))
         soft = ctx.op("Where", ctx.op("Equal", soft, soft), soft, one)
     soft.name = out.name
@@ -182,7 +188,6 @@ def lift_log_softmax(ctx, node):
 
 
 try:
-    from pytensor.compile.builders import OpFromGraph
     from pytensor.tensor.special import LogSoftmax
 
     if not issubclass(LogSoftmax, OpFromGraph):

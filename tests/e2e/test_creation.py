@@ -90,6 +90,15 @@ def test_pad_of_short_axes_is_numpys(mode):
         cm(np.zeros(0))
 
 
+@pytest.mark.parametrize("mode, kwargs", [("maximum", {}), ("minimum", {}), ("mean", {}), ("wrap", {}),
+                                          ("linear_ramp", {"end_values": 2.0}), ("maximum", {"stat_length": 1})])
+def test_pad_modes_built_from_pytensor_ops(mode, kwargs):
+    """PyTensor's own Pad graph for these modes, inlined (median: PyTensor has none)."""
+    x = pt.matrix("x")
+    values = np.array([[1.0, -2.0, 3.0], [0.5, np.inf, -7.0], [-0.0, 5e-324, 2.0]])
+    check_like_pytensor([x], [pt.pad(x, ((1, 2), (2, 1)), mode=mode, **kwargs)], [values])
+
+
 @pytest.mark.parametrize("spec", ["ij,jk->ik", "ij->ji", "ij,ij->i", "ij->", "ii->i"])
 def test_einsum(spec):
     a, b = pt.matrix("a"), pt.matrix("b")

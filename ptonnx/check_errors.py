@@ -15,8 +15,8 @@ import re
 import sys
 
 from ptonnx.errors import CheckFailedError
+from ptonnx.lowering.check import CHECKS_KEY
 
-CHECKS_KEY = "ptonnx.checks"  # the same key as ptonnx.lowering.check.CHECKS_KEY
 _NODE = re.compile(r"Name:'([^']+)'")
 _CLASSES: dict[type, type] = {}
 

@@ -14,7 +14,6 @@ repeated writes wins; increment: repeats accumulate, as `np.add.at`).
 
 from __future__ import annotations
 
-import numpy as np
 import pytensor.tensor as pt
 from pytensor.tensor.subtensor import (
     AdvancedIncSubtensor,
@@ -138,7 +137,7 @@ def _broadcastable(ctx, arrays: list[Value], where) -> tuple[list[Value], Value]
     return arrays, ctx.op("Equal", size, ctx.ints(0))
 
 
-def _write(ctx, node, x_var, y_var, entries, set_instead_of_inc: bool, accumulate: bool = True):
+def write(ctx, node, x_var, y_var, entries, set_instead_of_inc: bool, accumulate: bool = True):
     """x with x[entries] set to, or incremented by, y (broadcast to the selection)."""
     x = ctx.value(x_var)
     out = node.outputs[0]
@@ -168,10 +167,10 @@ def lift_advanced_subtensor(ctx, node):
 def lift_inc_subtensor(ctx, node):
     op = node.op
     accumulate = not getattr(op, "ignore_duplicates", False)
-    return _write(ctx, node, node.inputs[0], node.inputs[1], index_tuple(node, 2), op.set_instead_of_inc, accumulate)
+    return write(ctx, node, node.inputs[0], node.inputs[1], index_tuple(node, 2), op.set_instead_of_inc, accumulate)
 
 
 @lifts(AdvancedIncSubtensor1)
 def lift_advanced_inc_subtensor1(ctx, node):
     x, y, idx = node.inputs
-    return _write(ctx, node, x, y, (idx,), node.op.set_instead_of_inc)
+    return write(ctx, node, x, y, (idx,), node.op.set_instead_of_inc)

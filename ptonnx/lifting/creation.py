@@ -7,6 +7,7 @@ from pytensor.tensor.basic import ARange, ExtractDiag, Eye
 
 from ptonnx.errors import LiftingError
 from ptonnx.ir import Value
+from ptonnx.lifting.advanced import index
 from ptonnx.lifting.dispatch import lifts
 
 
@@ -38,8 +39,6 @@ def lift_eye(ctx, node):
 @lifts(ExtractDiag)
 def lift_extract_diag(ctx, node):
     """x.diagonal(offset, axis1, axis2): the two axes indexed by (i, i + offset), the diagonal last."""
-    from ptonnx.lifting.advanced import index
-
     op, (x,) = node.op, node.inputs
     value = ctx.value(x)
     ndim = value.type.ndim

@@ -13,11 +13,17 @@ composed from IR ops (ONNX has no searchsorted; its Unique splits NaNs).
 from __future__ import annotations
 
 import numpy as np
-from pytensor.tensor.extra_ops import FillDiagonal, FillDiagonalOffset, Repeat, SearchsortedOp, Unique
+from pytensor.tensor.extra_ops import (
+    FillDiagonal,
+    FillDiagonalOffset,
+    Repeat,
+    SearchsortedOp,
+    Unique,
+)
 
 from ptonnx.errors import LiftingError
 from ptonnx.ir import Value
-from ptonnx.lifting.advanced import _write
+from ptonnx.lifting.advanced import write
 from ptonnx.lifting.checks import check
 from ptonnx.lifting.dispatch import lifts
 
@@ -49,7 +55,7 @@ def lift_repeat(ctx, node):
 
 def _fill(ctx, node, rows: Value, cols: Value):
     a, val = node.inputs[:2]
-    return _write(ctx, node, a, val, (rows, cols), set_instead_of_inc=True)
+    return write(ctx, node, a, val, (rows, cols), set_instead_of_inc=True)
 
 
 @lifts(FillDiagonal)
@@ -60,7 +66,7 @@ def lift_fill_diagonal(ctx, node):
     for axis in range(1, a.type.ndim):
         size = ctx.op("Min", size, ctx.dim(a, axis))
     steps = _arange(ctx, size)
-    return _write(ctx, node, node.inputs[0], node.inputs[1], (steps,) * a.type.ndim, set_instead_of_inc=True)
+    return write(ctx, node, node.inputs[0], node.inputs[1], (steps,) * a.type.ndim, set_instead_of_inc=True)
 
 
 @lifts(FillDiagonalOffset)

@@ -75,6 +75,10 @@ class LowerContext:
             self._small_consts[key] = name
         return name
 
+    def ints(self, values) -> str:
+        """An int64 initializer (axes, sizes, bounds)."""
+        return self.const(np.asarray(values, dtype=np.int64), "ints")
+
     def scalar(self, value, dtype: str) -> str:
         return self.const(np.asarray(value, dtype=dtype), f"c_{dtype}")
 

@@ -27,19 +27,15 @@ INT64_MIN = np.iinfo(np.int64).min
 MAX_LEVELS = 63
 
 
-def _ints(ctx, values) -> str:
-    return ctx.const(np.asarray(values, dtype=np.int64), "ints")
-
-
 def _reduce(ctx, op: str, x: str, axes, keepdims: bool) -> str:
-    return ctx.emit1(op, [x, _ints(ctx, axes)], keepdims=int(keepdims))
+    return ctx.emit1(op, [x, ctx.ints(axes)], keepdims=int(keepdims))
 
 
-def _dims(ctx, value_type, name: str, start: int, end: int) -> str:
+def dims_of(ctx, value_type, name: str, start: int, end: int) -> str:
     """Sizes of axes start:end of a value as an int64 vector (a constant when static)."""
     dims = value_type.shape[start:end]
     if all(isinstance(d, int) for d in dims):
-        return _ints(ctx, dims)
+        return ctx.ints(dims)
     return ctx.emit1("Shape", [name], start=start, end=end)
 
 
@@ -52,12 +48,12 @@ def _rows(ctx, node, x: str):
     moved = t.with_shape(tuple(t.shape[i] for i in perm))
     if perm != list(range(t.ndim)):
         x = ctx.emit1("Transpose", [x], perm=perm)
-    kept_shape = _dims(ctx, moved, x, 0, len(kept))
+    kept_shape = dims_of(ctx, moved, x, 0, len(kept))
     sizes = [d for i, d in enumerate(t.shape) if i in axes]
     if all(isinstance(d, int) for d in sizes):
-        k = _ints(ctx, [math.prod(sizes)])
+        k = ctx.ints([math.prod(sizes)])
     else:
-        k = ctx.emit1("ReduceProd", [_dims(ctx, moved, x, len(kept), t.ndim)], keepdims=1)
+        k = ctx.emit1("ReduceProd", [dims_of(ctx, moved, x, len(kept), t.ndim)], keepdims=1)
     return x, kept_shape, k, len(kept)
 
 
@@ -65,14 +61,14 @@ def _finish(ctx, node, result: str, kept_shape: str) -> list[str]:
     """(kept..., 1...) -> the node's output shape."""
     out = ctx.emit1("Reshape", [result, kept_shape], allowzero=1)
     if node.attrs["keepdims"]:
-        out = ctx.emit1("Unsqueeze", [out, _ints(ctx, node.attrs["axes"])])
+        out = ctx.emit1("Unsqueeze", [out, ctx.ints(node.attrs["axes"])])
     return [out]
 
 
 def _int_sum(ctx, node, x: str) -> list[str]:
     rows, kept_shape, k, _ = _rows(ctx, node, x)
-    matrix = ctx.emit1("Reshape", [rows, ctx.emit1("Concat", [kept_shape, _ints(ctx, [1]), k], axis=0)], allowzero=1)
-    ones = ctx.emit1("Expand", [ctx.scalar(1, "int64"), ctx.emit1("Concat", [k, _ints(ctx, [1])], axis=0)])
+    matrix = ctx.emit1("Reshape", [rows, ctx.emit1("Concat", [kept_shape, ctx.ints([1]), k], axis=0)], allowzero=1)
+    ones = ctx.emit1("Expand", [ctx.scalar(1, "int64"), ctx.emit1("Concat", [k, ctx.ints([1])], axis=0)])
     return _finish(ctx, node, ctx.emit1("MatMul", [matrix, ones]), kept_shape)
 
 
@@ -80,18 +76,18 @@ def _int_prod(ctx, node, x: str) -> list[str]:
     """Multiply the two halves of the (kept..., K + 1) rows (the extra element a 1) until one is left."""
     rows, kept_shape, k, axis = _rows(ctx, node, x)
     rows = ctx.emit1("Reshape", [rows, ctx.emit1("Concat", [kept_shape, k], axis=0)], allowzero=1)
-    one = ctx.emit1("Expand", [ctx.scalar(1, "int64"), ctx.emit1("Concat", [kept_shape, _ints(ctx, [1])], axis=0)])
+    one = ctx.emit1("Expand", [ctx.scalar(1, "int64"), ctx.emit1("Concat", [kept_shape, ctx.ints([1])], axis=0)])
     rows = ctx.emit1("Concat", [rows, one], axis=axis)
-    length = ctx.emit1("Add", [k, _ints(ctx, [1])])
+    length = ctx.emit1("Add", [k, ctx.ints([1])])
     sizes = [d for i, d in enumerate(node.inputs[0].shape) if i in node.attrs["axes"]]
     known = math.prod(sizes) + 1 if all(isinstance(d, int) for d in sizes) else None
     levels = MAX_LEVELS if known is None else max(known - 1, 0).bit_length()
-    at = _ints(ctx, [axis])
+    at = ctx.ints([axis])
     for _ in range(levels):
-        half = ctx.emit1("Div", [ctx.emit1("Add", [length, _ints(ctx, [1])]), _ints(ctx, [2])])
-        low = ctx.emit1("Slice", [rows, _ints(ctx, [0]), half, at])
+        half = ctx.emit1("Div", [ctx.emit1("Add", [length, ctx.ints([1])]), ctx.ints([2])])
+        low = ctx.emit1("Slice", [rows, ctx.ints([0]), half, at])
         high = ctx.emit1("Slice", [rows, half, length, at])
-        high = ctx.emit1("Slice", [ctx.emit1("Concat", [high, one], axis=axis), _ints(ctx, [0]), half, at])
+        high = ctx.emit1("Slice", [ctx.emit1("Concat", [high, one], axis=axis), ctx.ints([0]), half, at])
         rows, length = ctx.emit1("Mul", [low, high]), half
     return _finish(ctx, node, rows, kept_shape)
 
@@ -104,19 +100,19 @@ def emit_sum_prod(ctx, node, inputs):
     return [_reduce(ctx, node.op, x, node.attrs["axes"], node.attrs["keepdims"])]
 
 
-def _ordered_uint64(ctx, x: str) -> str:
+def ordered_uint64(ctx, x: str) -> str:
     """uint64 as int64 in the same order (x XOR 2**63), and back."""
     return ctx.emit1("BitwiseXor", [ctx.emit1("Cast", [x], to=TensorProto.INT64), ctx.scalar(INT64_MIN, "int64")])
 
 
-def _unordered_uint64(ctx, x: str) -> str:
+def unordered_uint64(ctx, x: str) -> str:
     return ctx.emit1("Cast", [ctx.emit1("BitwiseXor", [x, ctx.scalar(INT64_MIN, "int64")])], to=TensorProto.UINT64)
 
 
 def _has_nan(ctx, x: str, axes, keepdims: bool) -> tuple[str, str]:
     """(bool: the slice holds a NaN, uint8 NaN mask)."""
     mask = ctx.emit1("Cast", [ctx.emit1("IsNaN", [x])], to=TensorProto.UINT8)
-    found = ctx.emit1("ReduceMax", [mask, _ints(ctx, axes)], keepdims=int(keepdims))
+    found = ctx.emit1("ReduceMax", [mask, ctx.ints(axes)], keepdims=int(keepdims))
     return ctx.emit1("Cast", [found], to=TensorProto.BOOL), mask
 
 
@@ -125,7 +121,7 @@ def emit_max_min(ctx, node, inputs):
     (x,) = inputs
     dtype, axes, keepdims = node.inputs[0].dtype, node.attrs["axes"], node.attrs["keepdims"]
     if dtype == "uint64":
-        return [_unordered_uint64(ctx, _reduce(ctx, node.op, _ordered_uint64(ctx, x), axes, keepdims))]
+        return [unordered_uint64(ctx, _reduce(ctx, node.op, ordered_uint64(ctx, x), axes, keepdims))]
     result = _reduce(ctx, node.op, x, axes, keepdims)
     if dtype not in FLOAT_DTYPES:
         return [result]
@@ -147,7 +143,7 @@ def emit_argmax(ctx, node, inputs):
     (x,) = inputs
     dtype, axis, keepdims = node.inputs[0].dtype, node.attrs["axis"], node.attrs["keepdims"]
     if dtype == "uint64":
-        x = _ordered_uint64(ctx, x)
+        x = ordered_uint64(ctx, x)
     result = ctx.emit1("ArgMax", [x], axis=axis, keepdims=int(keepdims), select_last_index=0)
     if dtype not in FLOAT_DTYPES:
         return [result]

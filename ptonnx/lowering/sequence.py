@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptonnx.lowering.reduction import MAX_LEVELS, _ordered_uint64, _unordered_uint64
+from ptonnx.lowering.reduction import (
+    MAX_LEVELS,
+    dims_of,
+    ordered_uint64,
+    unordered_uint64,
+)
 from ptonnx.lowering.registry import emits
-
-
-def _ints(ctx, values) -> str:
-    return ctx.const(np.asarray(values, dtype=np.int64), "ints")
 
 
 @emits("CumSum")
@@ -32,14 +33,14 @@ def emit_cumsum(ctx, node, inputs):
 def emit_cumprod(ctx, node, inputs):
     (x,), t, axis = inputs, node.inputs[0].type, node.attrs["axis"]
     n = t.shape[axis]
-    length = _ints(ctx, [n]) if isinstance(n, int) else ctx.emit1("Shape", [x], start=axis, end=axis + 1)
+    length = dims_of(ctx, t, x, axis, axis + 1)
     onehot = np.zeros(2 * t.ndim, dtype=np.int64)
     onehot[axis] = 1  # pads: (begin of each axis..., end of each axis...)
     one = ctx.scalar(1, node.outputs[0].dtype)
     y, k, steps = x, 1, MAX_LEVELS if not isinstance(n, int) else max(n - 1, 0).bit_length()
     for _ in range(steps):
-        shift = _ints(ctx, [k]) if isinstance(n, int) else ctx.emit1("Min", [_ints(ctx, [k]), length])
-        kept = ctx.emit1("Slice", [y, _ints(ctx, [0]), ctx.emit1("Sub", [length, shift]), _ints(ctx, [axis])])
+        shift = ctx.ints([k]) if isinstance(n, int) else ctx.emit1("Min", [ctx.ints([k]), length])
+        kept = ctx.emit1("Slice", [y, ctx.ints([0]), ctx.emit1("Sub", [length, shift]), ctx.ints([axis])])
         pads = ctx.emit1("Mul", [ctx.const(onehot, "onehot"), shift])
         y = ctx.emit1("Mul", [y, ctx.emit1("Pad", [kept, pads, one], mode="constant")])
         k *= 2
@@ -50,11 +51,10 @@ def emit_cumprod(ctx, node, inputs):
 def emit_sort(ctx, node, inputs):
     (x,), axis, dtype = inputs, node.attrs["axis"], node.inputs[0].dtype
     if dtype == "uint64":
-        x = _ordered_uint64(ctx, x)
-    n = node.inputs[0].shape[axis]
-    k = _ints(ctx, [n]) if isinstance(n, int) else ctx.emit1("Shape", [x], start=axis, end=axis + 1)
+        x = ordered_uint64(ctx, x)
+    k = dims_of(ctx, node.inputs[0].type, x, axis, axis + 1)
     values, indices = ctx.emit("TopK", [x, k], 2, axis=axis, largest=0, sorted=1)
     if dtype == "uint64":
-        values = _unordered_uint64(ctx, values)
+        values = unordered_uint64(ctx, values)
     return [values, indices]
 

@@ -14,11 +14,15 @@ class PtonnxError(Exception):
 class UnsupportedOpError(PtonnxError, NotImplementedError):
     """A PyTensor op (or scalar op) has no lifting rule."""
 
-    def __init__(self, op, variable, supported, family: str = "ops"):
+    def __init__(self, op, variable, supported, family: str = "ops", reason: str | None = None):
         self.op = op
         self.variable = variable
         self.supported = sorted(supported)
+        self.reason = reason
         listed = ", ".join(self.supported)
+        if reason:  # refused by design: say why, not the whole list
+            super().__init__(f"ptonnx refuses {op!s} (producing {variable!s}): {reason}")
+            return
         super().__init__(
             f"ptonnx cannot lift {op!s} (producing {variable!s}): no lifting rule for it.\n"
             f"Supported {family}: {listed}.\n"

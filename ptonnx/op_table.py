@@ -18,7 +18,7 @@ from pathlib import Path
 from ptonnx import ir
 from ptonnx.ir.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES, SIGNED_INT_DTYPES, UNSIGNED_INT_DTYPES
 from ptonnx.lifting import LIFTERS
-from ptonnx.lifting.elemwise import SCALAR_OPS, SPECIAL
+from ptonnx.lifting.elemwise import REFUSED_SCALAR_OPS, SCALAR_OPS, SPECIAL, scalar_op_classes
 from ptonnx.lowering import EMITTERS
 from ptonnx.runtime_support import NO_FLOAT64_KERNEL
 
@@ -108,6 +108,15 @@ def scalar_ops_line() -> str:
     return ",\n".join(items[k] for k in sorted(items, key=lambda n: (n.lower(), n))) + "."
 
 
+def refused_scalar_ops_table() -> str:
+    """Every scalar op class of the installed PyTensor that is not lifted, with why."""
+    rows = ["| scalar op | why it is refused |", "|---|---|"]
+    for cls in scalar_op_classes():
+        if not any(c in SCALAR_OPS or c in SPECIAL for c in cls.__mro__):
+            rows.append(f"| `{cls.__name__}` | {_cell(REFUSED_SCALAR_OPS.get(cls.__name__, 'no lifting rule yet'))} |")
+    return "\n".join(rows)
+
+
 def ir_table() -> str:
     """One row per IR op, sorted by family then name."""
     schemas = ir.all_schemas()
@@ -124,6 +133,9 @@ def render() -> str:
         "**PyTensor ops lifted** (`ptonnx.lifting.LIFTERS`; a rule also lifts subclasses of its Op class):",
         pytensor_table(),
         "**Scalar ops inside `Elemwise`** (and inside `Composite`), with the IR op each becomes:\n" + scalar_ops_line(),
+        "**Scalar ops refused**: every other scalar op class of the installed PyTensor "
+        "(`pytensor.scalar.basic` and `pytensor.scalar.math`), with the reason:",
+        refused_scalar_ops_table(),
         "**IR ops** (`ptonnx.ir.all_schemas()`), with the dtypes of their type variables "
         "(numeric = all but bool; ints = signed and unsigned):",
         ir_table(),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 PROBED_ON = "onnxruntime 1.32.0 (CPU provider, x86-64)"
 
 #: IR ops onnxruntime has no float64 kernel for (FusedConv lowers to a Conv)
-NO_FLOAT64_KERNEL = frozenset({"Conv", "FusedConv", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Resize", "Erf"})
+NO_FLOAT64_KERNEL = frozenset({"Conv", "FusedConv", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Resize"})
 
 BOTH = ("ORT_DISABLE_ALL", "ORT_ENABLE_ALL")
 ENABLE_ALL = ("ORT_ENABLE_ALL",)
@@ -70,7 +70,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
     _no_kernel("Where", "uint16", "uint32"),
     _no_kernel("Where", "uint64", "int64", " (a pure selection: the bit pattern round-trips)"),
     Quirk("Erf", "float64", "no kernel", BOTH, "no float64 Erf kernel, and no wider dtype",
-          "lowering: float64.py check_float64 raises LoweringError (NO_FLOAT64_KERNEL); opt-in float64_via_float32"),
+          "lowering: special/erf.py composes float64 erf from Cephes' rational approximations"),
     Quirk("IsInf(detect_negative=1, detect_positive=1)", "float16", "invalid-onnx", BOTH,
           "opset 18's IsInf takes float and double only (float16 from opset 20)",
           "lowering: exp_log.py tests x == inf with Equal; legalise.py computes float16 in float32"),

@@ -137,6 +137,21 @@ def _broadcastable(ctx, arrays: list[Value], where) -> tuple[list[Value], Value]
     return arrays, ctx.op("Equal", size, ctx.ints(0))
 
 
+def _broadcastable_to(ctx, y: Value, target: Value, where: str) -> Value:
+    """y, checked to broadcast to `target`'s shape (NumPy's ValueError otherwise), where
+    the static shapes do not already say so."""
+    offset = target.type.ndim - y.type.ndim
+    conds = []
+    for axis in range(y.type.ndim):
+        mine, theirs = y.shape[axis], target.shape[axis + offset]
+        if mine == 1 or (mine == theirs and mine is not None):
+            continue
+        size = ctx.dim(y, axis)
+        conds.append(ctx.op("Or", ctx.op("Equal", size, ctx.ints(1)), ctx.op("Equal", size, ctx.dim(target, axis + offset))))
+    message = f"shape mismatch: value array could not be broadcast to the indexing result of {where}"
+    return check(ctx, y, conds, message, ValueError)
+
+
 def write(ctx, node, x_var, y_var, entries, set_instead_of_inc: bool, accumulate: bool = True):
     """x with x[entries] set to, or incremented by, y (broadcast to the selection)."""
     x = ctx.value(x_var)
@@ -149,7 +164,10 @@ def write(ctx, node, x_var, y_var, entries, set_instead_of_inc: bool, accumulate
     if not set_instead_of_inc and not accumulate:  # x[idx] += y: a repeated index adds once
         y = ctx.op("Add", index(ctx, x, entries, where), y)
         set_instead_of_inc = True
+    y = _broadcastable_to(ctx, y, positions, where)
     updates = ctx.op("Expand", y, ctx.shape_of(positions))
+    if updates.type.shape != positions.type.shape:  # y's static sizes where the index's are unknown
+        positions = ctx.op("Reshape", positions, ctx.shape_of(updates))
     reduction = "none" if set_instead_of_inc else "add"
     return [ctx.op("ScatterFlat", x, positions, updates, reduction=reduction, name=out.name)]
 

@@ -65,6 +65,27 @@ SCALAR_OPS: dict[type, str] = {
     ps.Switch: "Where",
     ps.IsNan: "IsNaN",
     ps.IsInf: "IsInf",
+    ps.Tan: "Tan",
+    ps.ArcSin: "ArcSin",
+    ps.ArcCos: "ArcCos",
+    ps.ArcTan: "ArcTan",
+    ps.ArcTan2: "ArcTan2",
+    ps.Sinh: "Sinh",
+    ps.Cosh: "Cosh",
+    ps.ArcSinh: "ArcSinh",
+    ps.ArcCosh: "ArcCosh",
+    ps.ArcTanh: "ArcTanh",
+    ps.Exp2: "Exp2",
+    ps.Log2: "Log2",
+    ps.Log10: "Log10",
+    psm.Log1mexp: "Log1mexp",
+    ps.Trunc: "Trunc",
+    psm.Erfc: "Erfc",
+    psm.Erfcx: "Erfcx",
+    psm.GammaLn: "GammaLn",
+    psm.Gamma: "Gamma",
+    psm.Psi: "Psi",
+    psm.TriGamma: "TriGamma",
 }
 
 #: scalar ops lifted by a rule of their own rather than one IR op
@@ -78,6 +99,34 @@ def _special(*classes):
         return fn
 
     return decorate
+
+
+_COMPLEX = "ONNX (opset 18) and onnxruntime have no complex dtype; compute with real and imaginary parts as separate real tensors"
+_PENDING = "not lifted yet (issue 8 in progress)"
+#: scalar op class name -> why ptonnx refuses it, and what to do instead
+REFUSED_SCALAR_OPS: dict[str, str] = {
+    "Real": _COMPLEX, "Imag": _COMPLEX, "Angle": _COMPLEX, "Complex": _COMPLEX, "Conj": _COMPLEX,
+    "ComplexFromPolar": _COMPLEX,
+    **dict.fromkeys((
+        "Erfinv", "Erfcinv", "Owens_t", "PolyGamma",
+        "GammaInc", "GammaIncC", "GammaIncInv", "GammaIncCInv", "GammaU", "GammaL", "Jv", "J1", "J0", "I1", "I0",
+        "Ive", "Kve", "BetaInc", "BetaIncInv", "Hyp2F1", "ScalarLoop", "Grad2F1Loop",
+    ), _PENDING),
+}
+#: base classes no graph holds an instance of
+ABSTRACT_SCALAR_OPS = frozenset({
+    "ScalarOp", "UnaryScalarOp", "BinaryScalarOp", "LogicalComparison", "FixedLogicalComparison",
+    "UnaryBitOp", "BinaryBitOp", "ScalarInnerGraphOp",
+})
+
+
+def scalar_op_classes() -> list[type]:
+    """Every concrete scalar op class of the installed PyTensor (`pytensor.scalar.basic` and `.math`)."""
+    found = {
+        obj for module in (ps, psm) for obj in vars(module).values()
+        if isinstance(obj, type) and issubclass(obj, ps.ScalarOp) and obj.__name__ not in ABSTRACT_SCALAR_OPS
+    }
+    return sorted(found, key=lambda c: c.__name__)
 
 
 def supported_scalar_ops() -> list[str]:
@@ -98,10 +147,13 @@ def lift_scalar(ctx, scalar_op, inputs: list[Value], out_dtypes: list[str], name
         return special(ctx, scalar_op, inputs, out_dtypes, names, where)
     ir_op = _lookup(SCALAR_OPS, scalar_op)
     if ir_op is None:
-        raise UnsupportedOpError(f"Elemwise{{{scalar_op}}}", where, supported_scalar_ops(), family="scalar ops")
+        reason = next((REFUSED_SCALAR_OPS[c.__name__] for c in type(scalar_op).__mro__ if c.__name__ in REFUSED_SCALAR_OPS), None)
+        raise UnsupportedOpError(f"Elemwise{{{scalar_op}}}", where, supported_scalar_ops(), family="scalar ops", reason=reason)
     (out_dtype,) = out_dtypes
     schema = get_schema(ir_op)
     arity = len(schema.input_vars)
+    if len(inputs) == 1 and ir_op in ("Add", "Mul"):  # a sum or product of one term (PyMC's AR(1) logp)
+        return [ctx.cast(inputs[0], out_dtype)]
     if len(inputs) > arity and arity == 2 and ir_op in ("Add", "Mul"):
         head = reduce(lambda a, b: _apply(ctx, ir_op, [a, b], out_dtype, None), inputs[:-1])
         inputs = [head, inputs[-1]]
@@ -149,6 +201,18 @@ def _lift_second(ctx, scalar_op, inputs, out_dtypes, names, where):
     if a.type.shape == b.type.shape and None not in a.shape:  # equal static or named dims: no broadcast
         return [b]
     return [ctx.op("Expand", b, ctx.shape_of(a), name=names[0])]
+
+
+#: degrees <-> radians: NumPy (and PyTensor's C code) multiply by one rounded constant
+_ANGLE_FACTORS = {ps.Deg2Rad: np.pi / 180, ps.Rad2Deg: 180 / np.pi}
+
+
+@_special(*_ANGLE_FACTORS)
+def _lift_angle(ctx, scalar_op, inputs, out_dtypes, names, where):
+    """x times pi/180 (or 180/pi), one rounded constant, as NumPy."""
+    (x,), (dtype,) = inputs, out_dtypes
+    factor = Value.constant(np.asarray(_ANGLE_FACTORS[type(scalar_op)], dtype=dtype))
+    return [_apply(ctx, "Mul", [ctx.cast(x, dtype), factor], dtype, names[0])]
 
 
 @_special(ps.Sqr)

@@ -9,7 +9,6 @@ import numpy as np
 from ptonnx.ir import get_schema
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
-from ptonnx.lowering.float64 import check_float64
 from ptonnx.lowering.registry import emits
 from ptonnx.runtime_support import RUNTIME_WIDENING
 
@@ -134,12 +133,6 @@ def emit_logical(ctx, node, inputs):
     return ctx.emit(on_bool if node.inputs[0].dtype == "bool" else on_int, inputs)
 
 
-@emits("Erf")
-def emit_erf(ctx, node, inputs):
-    check_float64(node)
-    return ctx.emit("Erf", inputs)
-
-
 @emits("NotEqual")
 def emit_not_equal(ctx, node, inputs):
     return ctx.emit("Not", [ctx.emit1("Equal", inputs)])
@@ -170,3 +163,11 @@ def emit_round_half_away(ctx, node, inputs):
     up = ctx.emit1("GreaterOrEqual", [ctx.emit1("Sub", [magnitude, whole]), ctx.scalar(0.5, dtype)])
     rounded = ctx.emit1("Add", [whole, ctx.emit1("Cast", [up], to=onnx_dtype(dtype))])
     return with_zero_sign(ctx, rounded, is_negative(ctx, x, dtype), dtype)
+
+
+@emits("Trunc")
+def emit_trunc(ctx, node, inputs):
+    """Round towards zero: floor(|x|) with x's sign (-0.5 gives -0.0, as NumPy)."""
+    (x,), dtype = inputs, node.outputs[0].dtype
+    whole = ctx.emit1("Floor", [ctx.emit1("Abs", [x])])
+    return with_zero_sign(ctx, whole, is_negative(ctx, x, dtype), dtype)

@@ -44,12 +44,10 @@ def emit_log1p(ctx, node, inputs):
     return log1p(ctx, inputs[0], node.outputs[0].dtype)
 
 
-@emits("Expm1")
-def emit_expm1(ctx, node, inputs):
+def expm1(ctx, x, dtype) -> str:
     """Kahan's expm1: (u - 1) * (x / log(u)) with u = exp(x); x where u rounds to 1,
     -1 where u - 1 rounds to -1, u where u overflows. The quotient is close to 1
     (`(u - 1) * x` overflowed: float32 expm1(85) was inf)."""
-    (x,), dtype = inputs, node.outputs[0].dtype
     u = ctx.emit1("Exp", [x])
     um1 = ctx.emit1("Sub", [u, ctx.scalar(1, dtype)])
     scaled = ctx.emit1("Mul", [um1, ctx.emit1("Div", [x, ctx.emit1("Log", [u])])])
@@ -58,6 +56,11 @@ def emit_expm1(ctx, node, inputs):
     result = where(ctx, _is_pos_inf(ctx, u, dtype), u, scaled, dtype)
     result = where(ctx, minus_one, um1, result, dtype)
     return where(ctx, not_one, result, x, dtype)  # x as `b`: expm1(-0.0) is -0.0
+
+
+@emits("Expm1")
+def emit_expm1(ctx, node, inputs):
+    return expm1(ctx, inputs[0], node.outputs[0].dtype)
 
 
 @emits("Softplus")
@@ -114,3 +117,31 @@ def emit_tanh(ctx, node, inputs):
         result = where(ctx, ctx.emit1("GreaterOrEqual", [magnitude, ctx.scalar(large, dtype)]), signed, result, dtype)
     not_tiny = ctx.emit1("GreaterOrEqual", [magnitude, ctx.scalar(bound, dtype)])
     return where(ctx, not_tiny, result, x, dtype)  # x as `b` keeps the sign of a zero
+
+
+#: 1 / log(2) and 1 / log(10)
+INV_LN2, INV_LN10 = 1.4426950408889634, 0.4342944819032518
+
+
+@emits("Exp2")
+def emit_exp2(ctx, node, inputs):
+    """2 ** x by Pow: onnxruntime's float64 Pow is within an ulp (exp(x log 2) is not for large x)."""
+    return ctx.emit("Pow", [ctx.scalar(2, node.outputs[0].dtype), inputs[0]])
+
+
+@emits("Log2", "Log10")
+def emit_log2_log10(ctx, node, inputs):
+    """log(x) / log(base), as one multiplication: within 2 ulp (Log is within 1)."""
+    dtype = node.outputs[0].dtype
+    factor = INV_LN2 if node.op == "Log2" else INV_LN10
+    return ctx.emit("Mul", [ctx.emit1("Log", inputs), ctx.scalar(factor, dtype)])
+
+
+@emits("Log1mexp")
+def emit_log1mexp(ctx, node, inputs):
+    """PyTensor's log(1 - exp(x)): log1p(-exp(x)) below log(1/2), log(-expm1(x)) from there
+    (each exact where the other cancels); NaN above 0, -inf at 0, -0.0 at -inf."""
+    (x,), dtype = inputs, node.outputs[0].dtype
+    below = log1p(ctx, ctx.emit1("Neg", [ctx.emit1("Exp", [x])]), dtype)
+    above = ctx.emit1("Log", [ctx.emit1("Neg", [expm1(ctx, x, dtype)])])
+    return where(ctx, ctx.emit1("GreaterOrEqual", [x, ctx.scalar(np.log(0.5), dtype)]), above, below, dtype)

@@ -37,8 +37,15 @@ MATMUL_VIA_INT64 = frozenset({"bool", "int8", "int16", "uint8", "uint16", "uint3
 INTS_VIA_INT64 = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64"})
 #: ops that compare (onnxruntime's kernels: float, double, int8, uint8, int32, int64)
 ORDERED = frozenset({"ReduceMax", "ReduceMin", "ArgMax", "Sort"})
+#: functions composed in float64 only (onnxruntime has few float64 kernels for them and
+#: float32 ones of uneven accuracy): float16/float32 are computed in float64 and rounded once
+VIA_FLOAT64 = frozenset({
+    "Tan", "ArcSin", "ArcCos", "ArcTan", "ArcTan2", "Sinh", "Cosh", "ArcSinh", "ArcCosh", "ArcTanh",
+    "Exp2", "Log2", "Log10", "Log1mexp", "Erfc", "Erfcx", "GammaLn", "Gamma", "Psi", "TriGamma",
+})
 #: (IR ops the rule covers, None for every op that computes; operand dtypes; compute dtype); first match wins
 COMPUTE_DTYPES = (
+    (VIA_FLOAT64, frozenset({"float16", "float32"}), "float64"),
     (None, frozenset({"float16"}), "float32"),
     (frozenset({"MatMul"}), MATMUL_VIA_INT64, "int64"),
     (frozenset({"Log", "Tanh", "Log1p", "Expm1", "Softplus"}), frozenset({"float32"}), "float64"),

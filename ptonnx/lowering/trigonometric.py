@@ -1,4 +1,4 @@
-"""Sin and Cos in float64 with NumPy's relative accuracy near their zeros.
+"""Sin, Cos and Tan in float64 with NumPy's relative accuracy near their zeros.
 
 onnxruntime's float64 Sin/Cos (1.32, CPU) are only absolutely accurate for
 1 <= |x| < 100: `sin(pi)` gives -0.0, not 1.22e-16, and values near the other
@@ -11,6 +11,8 @@ sin(x) = (-1)**k sin(x - k*pi) and cos(x) = (-1)**(k+1) sin(x - (k + 1/2)*pi).
 from __future__ import annotations
 
 from ptonnx.lowering.elementwise import emit_direct, where
+from ptonnx.lowering.expr import Ex, polyval, polyval1, raw_cos, raw_sin, round_even
+from ptonnx.lowering.expr import where as select
 from ptonnx.lowering.registry import emits
 
 #: pi and pi/2, each as three float64 parts; the first two have 30 significant bits,
@@ -37,13 +39,10 @@ def _sign_of_parity(ctx, k, dtype, odd_sign):
     return ctx.emit1("Mul", [ctx.emit1("Sub", [ctx.emit1("Add", [odd, odd]), ctx.scalar(1, dtype)]), ctx.scalar(odd_sign, dtype)])
 
 
-@emits("Sin", "Cos")
-def emit_sin_cos(ctx, node, inputs):
-    (x,), dtype = inputs, node.outputs[0].dtype
-    if dtype != "float64":
-        return emit_direct(ctx, node, inputs)
+def sin_cos(ctx, x: str, op: str, dtype: str) -> str:
+    """float64 sin (op "Sin") or cos ("Cos") of x, reduced first (Cody-Waite)."""
     turns = ctx.emit1("Mul", [x, ctx.scalar(1 / PI[0], dtype)])
-    if node.op == "Sin":
+    if op == "Sin":
         k = ctx.emit1("Round", [turns])
         r = _reduced(ctx, x, k, PI, dtype)
         sign = _sign_of_parity(ctx, k, dtype, -1.0)  # (-1)**k
@@ -54,9 +53,41 @@ def emit_sin_cos(ctx, node, inputs):
         sign = _sign_of_parity(ctx, k, dtype, 1.0)  # (-1)**(k+1)
     reduced = ctx.emit1("Mul", [sign, ctx.emit1("Sin", [r])])
     magnitude = ctx.emit1("Abs", [x])
-    plain = ctx.emit1(node.op, [x])
+    plain = ctx.emit1(op, [x])
     result = where(ctx, ctx.emit1("Less", [magnitude, ctx.scalar(REDUCE_BELOW, dtype)]), reduced, plain, dtype)
-    if node.op == "Sin":
+    if op == "Sin":
         not_tiny = ctx.emit1("GreaterOrEqual", [magnitude, ctx.scalar(SIN_IS_X_BELOW, dtype)])
         result = where(ctx, not_tiny, result, x, dtype)  # x as `b` keeps the sign of a zero
     return result
+
+
+@emits("Sin", "Cos")
+def emit_sin_cos(ctx, node, inputs):
+    (x,), dtype = inputs, node.outputs[0].dtype
+    if dtype != "float64":
+        return emit_direct(ctx, node, inputs)
+    return sin_cos(ctx, x, node.op, dtype)
+
+
+#: Cephes tan.c: tan(r) = r + r**3 P(r**2) / Q(r**2) for |r| <= pi/4 (Q's leading 1 implied)
+TAN_P = (-1.30936939181383777646e4, 1.15351664838587416140e6, -1.79565251976484877988e7)
+TAN_Q = (1.36812963470692954678e4, -1.32089234440210967447e6, 2.50083801823357915839e7, -5.38695755929454629881e7)
+
+
+@emits("Tan")
+def emit_tan(ctx, node, inputs):
+    """r = x - k pi/2, reduced in three exact parts (|r| <= pi/4), then Cephes' rational
+    tan(r), or -1 / tan(r) for odd k (onnxruntime has no float64 Tan, and sin(r) / cos(r)
+    from its Sin and Cos is 5 ulp off). Beyond 2**20 the products are inexact: onnxruntime's
+    Sin(x) / Cos(x), which reduce exactly."""
+    dtype = node.outputs[0].dtype
+    x = Ex(ctx, inputs[0], dtype)
+    k = round_even(x * (2 / PI[0]))
+    r = Ex(ctx, _reduced(ctx, x.name, k.name, HALF_PI, dtype), dtype)
+    z = r * r
+    t = r + r * (z * polyval(z, TAN_P) / polyval1(z, TAN_Q))
+    odd = abs(k.op("Mod", 2.0, fmod=1)).eq(1.0)
+    reduced = select(odd, -1.0 / t, t)
+    plain = raw_sin(x) / raw_cos(x)
+    result = select(abs(x) < REDUCE_BELOW, reduced, plain)
+    return select(abs(x) >= SIN_IS_X_BELOW, result, x).name  # tan(x) = x below 2**-26, and keeps a zero's sign

@@ -119,3 +119,21 @@ def test_every_indexing_op_is_reached_from_pytensor():
     lifted = set(ptonnx.lift(ptonnx.api.function_graph([x, idx], outs)).op_counts())
     family = {name for name, s in ptonnx.ir.all_schemas().items() if s.family in ("indexing", "creation")}
     assert family - lifted == set(), "reach these ops from a PyTensor program in this module"
+
+
+def test_write_through_an_index_of_unknown_length_with_static_updates():
+    """The gradient of `a[group_idx]` with the index as data (PyMC's hierarchical models
+    under mode="ONNX"): the updates' static length meets an index of unknown length."""
+    z, idx, g = pt.dvector("z"), pt.lvector("idx"), pt.dvector("g", shape=(5,))
+    outs = [pt.inc_subtensor(z[idx], g), pt.set_subtensor(z[idx], g)]
+    check_like_pytensor([z, idx, g], outs, [np.zeros(6), np.array([0, 1, 1, 2, 5]), np.arange(5.0)])
+    # an index of another length: PyTensor's ValueError, not an onnxruntime failure
+    raised = check_like_pytensor([z, idx, g], outs[:1], [np.zeros(6), np.array([0, 1]), np.arange(5.0)])
+    assert isinstance(raised, ValueError)
+
+
+def test_a_sum_or_product_of_one_term():
+    """PyMC's AR(1) log-density builds `add(x)`; fast_run removes it, the plain graph keeps it.
+    (-0.0 is left out: PyTensor's Python code sums from +0.0 and gives +0.0; ptonnx keeps x.)"""
+    x = pt.dvector("x")
+    check_like_pytensor([x], [pt.add(x), pt.mul(x), pt.add(pt.cast(x, "float32"))], [np.array([1.5, 0.0, np.inf, np.nan])])

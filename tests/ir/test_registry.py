@@ -26,6 +26,7 @@ FAMILY_TESTS = {
     "reduction": "tests/e2e/test_reductions.py",
     "check": "tests/e2e/test_checks.py",
     "sequence": "tests/e2e/test_sequence.py",
+    "special": "tests/e2e/test_special.py",
     "tensor": "tests/nn/test_tensor_ops.py",
     "nn": "tests/nn/test_ir_ops.py",
     "fused": "tests/passes/test_fuse_conv_bn_silu.py",

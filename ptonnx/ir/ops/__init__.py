@@ -1,5 +1,5 @@
 """IR op definitions; importing this package registers every op."""
 
 from ptonnx.ir.ops import check, creation, elementwise, indexing, shape  # noqa: F401
-from ptonnx.ir.ops import nn, reduction, sequence, tensor  # noqa: F401
+from ptonnx.ir.ops import nn, reduction, sequence, special, tensor  # noqa: F401
 from ptonnx.ir.ops import fused  # noqa: F401  (builds on nn.Conv)

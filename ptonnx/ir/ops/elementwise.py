@@ -53,6 +53,11 @@ def _softplus(x):
     return np.where(x < -37, np.exp(x), np.where(x < 18, np.log1p(np.exp(x)), np.where(x < 33.3, x + np.exp(-x), x)))
 
 
+def _log1mexp(x):
+    """PyTensor's two-branch formula: log1p(-exp(a)) below log(1/2), log(-expm1(a)) above."""
+    return np.where(x < np.log(0.5), np.log1p(-np.exp(x)), np.log(-np.expm1(x)))
+
+
 def elementwise_type_rule(input_vars: tuple[str, ...], out_var: str):
     """Broadcast the input shapes; the dtype is the promoted `T` (or a fixed dtype)."""
 
@@ -124,6 +129,21 @@ ELEMENTWISE: dict[str, tuple] = {
     "Sin": (np.sin, UNARY, "T", FLOAT_DTYPES, "sine"),
     "Cos": (np.cos, UNARY, "T", FLOAT_DTYPES, "cosine"),
     "Tanh": (np.tanh, UNARY, "T", FLOAT_DTYPES, "hyperbolic tangent"),
+    "Tan": (np.tan, UNARY, "T", FLOAT_DTYPES, "tangent"),
+    "ArcSin": (np.arcsin, UNARY, "T", FLOAT_DTYPES, "inverse sine, in [-pi/2, pi/2]"),
+    "ArcCos": (np.arccos, UNARY, "T", FLOAT_DTYPES, "inverse cosine, in [0, pi]"),
+    "ArcTan": (np.arctan, UNARY, "T", FLOAT_DTYPES, "inverse tangent, in [-pi/2, pi/2]"),
+    "ArcTan2": (np.arctan2, BINARY, "T", FLOAT_DTYPES, "the angle of the point (b, a), in [-pi, pi] (C's atan2(a, b))"),
+    "Sinh": (np.sinh, UNARY, "T", FLOAT_DTYPES, "hyperbolic sine"),
+    "Cosh": (np.cosh, UNARY, "T", FLOAT_DTYPES, "hyperbolic cosine"),
+    "ArcSinh": (np.arcsinh, UNARY, "T", FLOAT_DTYPES, "inverse hyperbolic sine"),
+    "ArcCosh": (np.arccosh, UNARY, "T", FLOAT_DTYPES, "inverse hyperbolic cosine (NaN below 1)"),
+    "ArcTanh": (np.arctanh, UNARY, "T", FLOAT_DTYPES, "inverse hyperbolic tangent (±inf at ±1, NaN beyond)"),
+    "Exp2": (np.exp2, UNARY, "T", FLOAT_DTYPES, "2 ** a"),
+    "Log2": (np.log2, UNARY, "T", FLOAT_DTYPES, "base-2 logarithm"),
+    "Log10": (np.log10, UNARY, "T", FLOAT_DTYPES, "base-10 logarithm"),
+    "Log1mexp": (_log1mexp, UNARY, "T", FLOAT_DTYPES, "log(1 - exp(a)), accurate for a near 0 and far below"),
+    "Trunc": (np.trunc, UNARY, "T", FLOAT_DTYPES, "round towards zero"),
     "Erf": (_erf, UNARY, "T", FLOAT_DTYPES, "error function"),
     "Sigmoid": (_sigmoid, UNARY, "T", FLOAT_DTYPES, "1 / (1 + exp(-a))"),
     "Floor": (np.floor, UNARY, "T", FLOAT_DTYPES, "round down"),

@@ -1,0 +1,140 @@
+"""Special functions end to end: every IR op of the "special" family, from PyTensor,
+against PyTensor's own evaluation (SciPy), in float16/32/64 and from integers, on
+typical and extreme values, at every onnxruntime level; and the tails the issue
+names, against mpmath. The per-op ulp bounds over the whole domain are asserted
+in tests/e2e/test_accuracy.py (`ptonnx.accuracy`).
+"""
+
+from __future__ import annotations
+
+import attrs
+import mpmath
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ptonnx
+from tests.conftest import assert_same, check_like_pytensor, run_at_every_level
+
+
+def _lgamma_of_subnormals(x: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """SciPy's gammaln overflows to inf for subnormal x (its recurrence divides by x);
+    PyTensor's C and Numba backends (C's lgamma) give -log|x|, and so does ptonnx."""
+    subnormal = (x != 0) & (np.abs(x) < np.finfo(x.dtype).tiny) & (x.dtype == np.float64)
+    with np.errstate(divide="ignore"):
+        return np.where(subnormal, -np.log(np.abs(x)), expected)
+
+
+@attrs.frozen
+class Case:
+    build: object
+    #: interesting arguments: the op's branch points, poles, tails
+    points: tuple[float, ...]
+    #: the range typical arguments come from
+    typical: tuple[float, float] = (-10.0, 10.0)
+    #: (inputs, PyTensor's result) -> the result expected where PyTensor's Python code is wrong
+    departure: object = None
+
+
+CASES = {
+    "Erf": Case(pt.erf, (0.0, -0.0, 0.5, 1.0, -1.0, 1 - 2**-52, 5.9, 6.0, 26.0, -26.0, 1e-300, 1e300)),
+    "Erfc": Case(pt.erfc, (0.0, -0.0, 1.0, -1.0, 8.0, 26.0, 26.6, 27.3, -30.0, 1e-300, 1e300)),
+    "Erfcx": Case(pt.erfcx, (0.0, -0.0, 1.0, 8.0, 50.0, 1e8, 1e300, -1.0, -26.0, -26.7, -27.0, 1e-300)),
+    "GammaLn": Case(
+        pt.gammaln,
+        (0.0, -0.0, 1.0, 2.0, 1 + 2**-30, 2 - 2**-30, 0.5, 13.0, 1e300, 2.6e305, -0.5, -1.0, -2.5, -2.4570247382208006,
+         -171.5, -(2.0**52) - 0.5, 1e-300, 5e-324, -5e-324),
+        (-30.0, 30.0),
+        departure=_lgamma_of_subnormals,
+    ),
+    "Gamma": Case(pt.gamma, (0.0, -0.0, 1.0, 0.5, 13.0, 143.5, 171.6, 171.7, -0.5, -1.0, -170.5, -171.5, -200.5, 1e-300, 1e-310), (-30.0, 30.0)),
+    "Psi": Case(pt.psi, (0.0, -0.0, 1.0, 1.4616321449683622, 1.2, 1.8, 10.0, -0.5, -1.0, -1.5, -2.5, 1e-300, 1e300), (-30.0, 30.0)),
+    "TriGamma": Case(pt.tri_gamma, (0.0, -0.0, 1.0, 0.5, 10.0, -0.5, -1.0, -2.5, 1e-300, 1e300), (-30.0, 30.0)),
+}
+
+EDGES = (np.inf, -np.inf, np.nan)
+
+
+def test_every_special_op_has_a_case():
+    ops = {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "special"}
+    assert ops <= set(CASES), "add a Case for these special functions"
+
+
+def _values(case: Case, dtype: str, rng: np.random.Generator, n: int = 400) -> np.ndarray:
+    lo, hi = case.typical
+    typical = rng.uniform(lo, hi, n)
+    spread = np.ldexp(rng.uniform(0.5, 1, n), rng.integers(-1074, 1024, n)) * rng.choice([-1, 1], n)
+    with np.errstate(over="ignore"):
+        return np.concatenate([case.points, EDGES, typical, spread]).astype(dtype)
+
+
+def _compare(case: Case, values: np.ndarray):
+    def compare(actual, expected, context):
+        if case.departure is not None:
+            expected = case.departure(values, expected).astype(expected.dtype)
+        assert_same(actual, expected, context)
+
+    return compare
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_matches_pytensor(op, dtype):
+    case = CASES[op]
+    x = pt.vector("x", dtype=dtype)
+    values = _values(case, dtype, np.random.default_rng(0))
+    check_like_pytensor([x], [case.build(x)], [values], compare=_compare(case, values))
+
+
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_integer_inputs_are_converted_as_pytensor_does(op):
+    x = pt.vector("x", dtype="int64")
+    values = np.array([0, 1, -1, 5, -30, 2**62, -(2**63), 2**63 - 1], dtype="int64")
+    check_like_pytensor([x], [CASES[op].build(x)], [values])
+
+
+@given(st.sampled_from(sorted(CASES)), st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=20))
+def test_any_float64_matches_pytensor(op, values):
+    x = pt.dvector("x")
+    values = np.array(values)
+    check_like_pytensor([x], [CASES[op].build(x)], [values], compare=_compare(CASES[op], values))
+
+
+def _mp(fn, x: float) -> float:
+    with mpmath.workprec(200):
+        return float(fn(mpmath.mpf(x)))
+
+
+#: the tails the issue names (and more): (PyTensor expression, argument, mpmath value, relative bound)
+TAILS = [
+    ("erfc(26)", pt.erfc, 26.0, _mp(mpmath.erfc, 26.0), 1e-14),
+    ("erfc(-26)", pt.erfc, -26.0, 2.0, 1e-16),
+    ("erfcx(1e8)", pt.erfcx, 1e8, _mp(lambda t: mpmath.exp(t * t) * mpmath.erfc(t), 1e8), 1e-15),
+    ("erf(1e-300)", pt.erf, 1e-300, _mp(mpmath.erf, 1e-300), 1e-15),
+    ("log1mexp(-1e-300)", pt.log1mexp, -1e-300, _mp(lambda t: mpmath.log(-mpmath.expm1(t)), -1e-300), 1e-15),
+    ("log1mexp(-800)", pt.log1mexp, -800.0, _mp(lambda t: mpmath.log(1 - mpmath.exp(t)), -800.0), 1e-15),
+    ("gammaln(1e300)", pt.gammaln, 1e300, _mp(lambda t: mpmath.loggamma(t), 1e300), 1e-15),
+    ("gammaln(1 + 1e-10)", pt.gammaln, 1 + 1e-10, _mp(lambda t: mpmath.loggamma(t), 1 + 1e-10), 1e-13),
+    ("gammaln(2 - 1e-10)", pt.gammaln, 2 - 1e-10, _mp(lambda t: mpmath.loggamma(t), 2 - 1e-10), 1e-13),
+    ("gammaln(5e-324)", pt.gammaln, 5e-324, _mp(lambda t: mpmath.loggamma(t), 5e-324), 1e-15),
+    ("psi(-0.5)", pt.psi, -0.5, _mp(mpmath.digamma, -0.5), 1e-14),
+    ("psi(1.4616321449683622)", pt.psi, 1.4616321449683622, _mp(mpmath.digamma, 1.4616321449683622), 1e-14),
+    ("gamma(171.6)", pt.gamma, 171.6, _mp(mpmath.gamma, 171.6), 1e-14),
+    ("gamma(-170.5)", pt.gamma, -170.5, _mp(mpmath.gamma, -170.5), 1e-14),
+    ("tri_gamma(-2.5)", pt.tri_gamma, -2.5, _mp(lambda t: mpmath.psi(1, t), -2.5), 1e-14),
+    ("sigmoid(-700)", pt.sigmoid, -700.0, _mp(lambda t: 1 / (1 + mpmath.exp(-t)), -700.0), 1e-14),
+    ("arcsinh(1e300)", pt.arcsinh, 1e300, _mp(mpmath.asinh, 1e300), 1e-15),
+    ("arctanh(1e-300)", pt.arctanh, 1e-300, 1e-300, 1e-16),
+    ("sinh(710)", pt.sinh, 710.0, _mp(mpmath.sinh, 710.0), 1e-15),
+    ("tan(1.5707963267948966)", pt.tan, np.pi / 2, _mp(mpmath.tan, np.pi / 2), 1e-15),
+]
+
+
+@pytest.mark.parametrize(("name", "build", "arg", "exact", "rtol"), TAILS, ids=[t[0] for t in TAILS])
+def test_tails(name, build, arg, exact, rtol):
+    x = pt.dvector("x")
+    cm = ptonnx.compile_function([x], [build(x)])
+    for level, (got,) in run_at_every_level(cm, np.array([arg])).items():
+        assert np.isfinite(got[0]) and abs(got[0] - exact) <= rtol * abs(exact), f"{name} at {level}: {got[0]!r}, exact {exact!r}"

@@ -1,0 +1,220 @@
+"""PyMC models of the kinds users write, each built fresh (set_data changes a model) on small seeded data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymc as pm
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def linear_regression() -> pm.Model:
+    """Normal likelihood; x and y in pm.Data (set_data), the mean a Deterministic."""
+    rng = _rng(1)
+    x = rng.normal(size=100)
+    y = 1.0 + 2.0 * x + rng.normal(scale=0.5, size=100)
+    with pm.Model() as model:
+        x_data = pm.Data("x", x)
+        y_data = pm.Data("y", y)
+        intercept = pm.Normal("intercept", 0, 10)
+        slope = pm.Normal("slope", 0, 10)
+        sigma = pm.HalfNormal("sigma", 2)
+        mu = pm.Deterministic("mu", intercept + slope * x_data)
+        pm.Normal("obs", mu, sigma, observed=y_data, shape=x_data.shape)
+    return model
+
+
+def robust_regression() -> pm.Model:
+    """StudentT likelihood with a Gamma prior on its degrees of freedom."""
+    rng = _rng(2)
+    x = rng.normal(size=100)
+    y = 0.5 - x + rng.standard_t(3, size=100)
+    with pm.Model() as model:
+        beta = pm.Normal("beta", 0, 5, shape=2)
+        sigma = pm.HalfCauchy("sigma", 1)
+        nu = pm.Gamma("nu", alpha=2, beta=0.1)
+        pm.StudentT("obs", nu=nu, mu=beta[0] + beta[1] * x, sigma=sigma, observed=y)
+    return model
+
+
+def logistic_regression() -> pm.Model:
+    """Bernoulli with a logit link; the design matrix in pm.Data, the probabilities a Deterministic."""
+    rng = _rng(3)
+    X = rng.normal(size=(100, 3))
+    y = rng.binomial(1, 1 / (1 + np.exp(-(X @ [1.0, -2.0, 0.5]))))
+    with pm.Model(coords={"feature": ["a", "b", "c"]}) as model:
+        X_data = pm.Data("X", X)
+        alpha = pm.Normal("alpha", 0, 2)
+        beta = pm.Normal("beta", 0, 2, dims="feature")
+        logit_p = alpha + X_data @ beta
+        pm.Deterministic("p", pm.math.invlogit(logit_p))
+        pm.Bernoulli("obs", logit_p=logit_p, observed=y)
+    return model
+
+
+def poisson_regression() -> pm.Model:
+    """Poisson counts with a log link."""
+    rng = _rng(4)
+    x = rng.uniform(-1, 1, size=100)
+    y = rng.poisson(np.exp(0.5 + 1.2 * x))
+    with pm.Model() as model:
+        a = pm.Normal("a", 0, 2)
+        b = pm.Normal("b", 0, 2)
+        pm.Poisson("obs", mu=pm.math.exp(a + b * x), observed=y)
+    return model
+
+
+def negative_binomial() -> pm.Model:
+    """Overdispersed counts: NegativeBinomial(mu, alpha)."""
+    rng = _rng(5)
+    x = rng.uniform(-1, 1, size=100)
+    y = rng.negative_binomial(5, 5 / (5 + np.exp(1 + x)))
+    with pm.Model() as model:
+        a = pm.Normal("a", 0, 2)
+        b = pm.Normal("b", 0, 2)
+        alpha = pm.Exponential("alpha", 0.2)
+        pm.NegativeBinomial("obs", mu=pm.math.exp(a + b * x), alpha=alpha, observed=y)
+    return model
+
+
+def hierarchical() -> pm.Model:
+    """Radon-style varying intercepts, non-centred, indexed by group; the group means a Deterministic."""
+    rng = _rng(6)
+    n_groups, n = 8, 100
+    group = rng.integers(0, n_groups, size=n)
+    x = rng.integers(0, 2, size=n).astype(float)
+    y = rng.normal(size=n_groups)[group] - 0.6 * x + rng.normal(scale=0.3, size=n)
+    with pm.Model(coords={"group": np.arange(n_groups)}) as model:
+        group_idx = pm.Data("group_idx", group)
+        mu_a = pm.Normal("mu_a", 0, 5)
+        sigma_a = pm.HalfNormal("sigma_a", 2)
+        z = pm.Normal("z", 0, 1, dims="group")
+        a = pm.Deterministic("a", mu_a + sigma_a * z, dims="group")
+        b = pm.Normal("b", 0, 2)
+        sigma = pm.Exponential("sigma", 1)
+        pm.Normal("obs", a[group_idx] + b * x, sigma, observed=y)
+    return model
+
+
+def eight_schools() -> pm.Model:
+    """The centred eight schools: HalfCauchy group scale, known observation errors."""
+    y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+    sigma = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 5)
+        tau = pm.HalfCauchy("tau", 5)
+        theta = pm.Normal("theta", mu, tau, shape=8)
+        pm.Normal("obs", theta, sigma, observed=y)
+    return model
+
+
+def mixture() -> pm.Model:
+    """A two-component Gaussian mixture: Dirichlet weights, ordered means (pm.NormalMixture)."""
+    rng = _rng(8)
+    y = np.concatenate([rng.normal(-2, 0.7, size=60), rng.normal(2, 1.0, size=40)])
+    with pm.Model() as model:
+        w = pm.Dirichlet("w", a=np.ones(2))
+        mu = pm.Normal("mu", 0, 5, shape=2, transform=pm.distributions.transforms.ordered, initval=[-1.0, 1.0])
+        sigma = pm.HalfNormal("sigma", 2, shape=2)
+        pm.NormalMixture("obs", w=w, mu=mu, sigma=sigma, observed=y)
+    return model
+
+
+def dirichlet_categorical() -> pm.Model:
+    """Categorical outcomes with a Dirichlet prior on the probabilities."""
+    rng = _rng(9)
+    y = rng.choice(4, p=[0.1, 0.2, 0.3, 0.4], size=100)
+    with pm.Model() as model:
+        p = pm.Dirichlet("p", a=np.ones(4))
+        pm.Categorical("obs", p=p, observed=y)
+    return model
+
+
+def ordered_logistic() -> pm.Model:
+    """An ordered outcome (5 levels): OrderedLogistic with ordered cutpoints."""
+    rng = _rng(10)
+    x = rng.normal(size=100)
+    latent = 1.5 * x + rng.logistic(size=100)
+    y = np.digitize(latent, [-2.0, -0.5, 0.5, 2.0])
+    with pm.Model() as model:
+        beta = pm.Normal("beta", 0, 2)
+        cutpoints = pm.Normal(
+            "cutpoints", 0, 5, shape=4, transform=pm.distributions.transforms.ordered, initval=[-2.0, -1.0, 1.0, 2.0]
+        )
+        pm.OrderedLogistic("obs", eta=beta * x, cutpoints=cutpoints, observed=y)
+    return model
+
+
+def time_series() -> pm.Model:
+    """An AR(1) series (pm.AR) observed, and a latent Gaussian random walk under noisy observations."""
+    rng = _rng(11)
+    n = 100
+    ar = np.zeros(n)
+    for t in range(1, n):
+        ar[t] = 0.7 * ar[t - 1] + rng.normal(scale=0.5)
+    walk = np.cumsum(rng.normal(scale=0.3, size=50))
+    with pm.Model() as model:
+        rho = pm.Uniform("rho", -1, 1)
+        sigma = pm.HalfNormal("sigma", 1)
+        pm.AR("ar", rho=[rho], sigma=sigma, init_dist=pm.Normal.dist(0, 1), observed=ar)
+        step = pm.HalfNormal("step", 1)
+        latent = pm.GaussianRandomWalk("latent", sigma=step, init_dist=pm.Normal.dist(0, 1), steps=49)
+        pm.Normal("walk_obs", latent, 0.3, observed=walk)
+        pm.Deterministic("latent_diff", latent[1:] - latent[:-1])
+    return model
+
+
+def zero_inflated() -> pm.Model:
+    """Zero-inflated Poisson counts (a mixture with a point mass), a Beta prior on the zero share."""
+    rng = _rng(12)
+    y = np.where(rng.uniform(size=100) < 0.3, 0, rng.poisson(3.0, size=100))
+    with pm.Model() as model:
+        psi = pm.Beta("psi", 2, 2)
+        rate = pm.Gamma("rate", 2, 0.5)
+        pm.ZeroInflatedPoisson("obs", psi=psi, mu=rate, observed=y)
+    return model
+
+
+def potential_lognormal() -> pm.Model:
+    """A LogNormal likelihood plus a Potential (a soft constraint) and a Deterministic of two variables."""
+    rng = _rng(13)
+    y = rng.lognormal(0.3, 0.6, size=100)
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 1)
+        sigma = pm.InverseGamma("sigma", 3, 1)
+        pm.Potential("soft_mu", -0.5 * (mu / 0.5) ** 2)
+        pm.LogNormal("obs", mu, sigma, observed=y)
+        pm.Deterministic("median", pm.math.exp(mu) + 0 * sigma)
+    return model
+
+
+MODELS = {
+    f.__name__: f
+    for f in (
+        linear_regression, robust_regression, logistic_regression, poisson_regression, negative_binomial,
+        hierarchical, eight_schools, mixture, dirichlet_categorical, ordered_logistic, time_series,
+        zero_inflated, potential_lognormal,
+    )
+}
+
+
+def data_scale() -> pm.Model:
+    """A scale set by data (pm.Data): set_data can make it invalid (sigma <= 0)."""
+    y = _rng(14).normal(size=20)
+    with pm.Model() as model:
+        scale = pm.Data("scale", 1.0)
+        mu = pm.Normal("mu", 0, 1)
+        pm.Normal("obs", mu, scale, observed=y)
+    return model
+
+
+def untransformed_scale(check_bounds: bool = True) -> pm.Model:
+    """A scale drawn without a positivity transform: a negative value is an invalid parameter."""
+    y = _rng(15).normal(size=20)
+    with pm.Model(check_bounds=check_bounds) as model:
+        mu = pm.Normal("mu", 0, 1)
+        sigma = pm.Normal("sigma", 1, 1)
+        pm.Normal("obs", mu, sigma, observed=y)
+    return model

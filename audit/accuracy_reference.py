@@ -57,8 +57,12 @@ def _mpmath(fn, limits):
 
 
 def _scipy_f64(name: str, x: np.ndarray) -> np.ndarray:
-    if name == "polygamma":
-        return scipy.special.polygamma(1, x)
+    if name == "polygamma":  # SciPy's trigamma takes time proportional to |x| for x < 0: reflect
+        with np.errstate(all="ignore"):
+            r = x - np.round(x)
+            reflected = np.pi**2 / np.sin(np.pi * r) ** 2 - scipy.special.polygamma(1, np.where(x < 0, 1 - x, 1.0))
+            reflected = np.where((r == 0) | (x == -np.inf), np.inf, reflected)
+            return np.where(x < 0, reflected, scipy.special.polygamma(1, np.where(x < 0, 1.0, x)))
     return getattr(scipy.special, name)(x)
 
 
@@ -110,7 +114,7 @@ def _trigamma_mp(mp):
 
     def trigamma(t):
         if t < 0:
-            return mp.pi**2 / mp.sin(mp.pi * t) ** 2 - positive(1 - t)
+            return mp.pi**2 / mp.sinpi(t) ** 2 - positive(1 - t)  # sinpi: pi * t would lose bits near poles
         return positive(t)
 
     return trigamma

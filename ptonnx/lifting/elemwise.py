@@ -110,7 +110,7 @@ REFUSED_SCALAR_OPS: dict[str, str] = {
     **dict.fromkeys((
         "Erfinv", "Erfcinv", "Owens_t", "PolyGamma",
         "GammaInc", "GammaIncC", "GammaIncInv", "GammaIncCInv", "GammaU", "GammaL", "Jv", "J1", "J0", "I1", "I0",
-        "Ive", "Kve", "BetaInc", "BetaIncInv", "Hyp2F1", "ScalarLoop", "Grad2F1Loop",
+        "Ive", "Iv", "Kve", "BetaInc", "BetaIncInv", "Hyp2F1", "ScalarLoop", "Grad2F1Loop",
     ), _PENDING),
 }
 #: base classes no graph holds an instance of

@@ -117,5 +117,25 @@ def polyval1(x: Ex, coefficients: Sequence[float]) -> Ex:
     return acc
 
 
-def wrap(ctx, name: str, dtype: str) -> Ex:
-    return Ex(ctx, name, dtype)
+def log1p(x: Ex) -> Ex:
+    """Kahan's log1p (exp_log.py)."""
+    from ptonnx.lowering.exp_log import log1p as emit
+
+    return Ex(x.ctx, emit(x.ctx, x.name, x.dtype), x.dtype)
+
+
+def expm1(x: Ex) -> Ex:
+    """Kahan's expm1 (exp_log.py)."""
+    from ptonnx.lowering.exp_log import expm1 as emit
+
+    return Ex(x.ctx, emit(x.ctx, x.name, x.dtype), x.dtype)
+
+
+def unary_emitter(fn):
+    """An emitter applying `fn` (Ex -> Ex) to a unary node's input, in the node's dtype."""
+
+    def emit(ctx, node, inputs):
+        return fn(Ex(ctx, inputs[0], node.outputs[0].dtype)).name
+
+    emit.__doc__ = fn.__doc__
+    return emit

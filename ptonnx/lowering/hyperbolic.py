@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.exp_log import expm1 as emit_expm1, log1p as emit_log1p
-from ptonnx.lowering.expr import Ex, exp, log, sqrt, where
+from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, sqrt, where
 from ptonnx.lowering.registry import emits
 
 #: from here on exp(-|x|) is under half an ulp of exp(|x|) (float64)
@@ -31,14 +30,6 @@ IDENTITY_BELOW = 2.0**-28
 #: above this, x**2 + 1 rounds to x**2: asinh, acosh = log(x) + log(2)
 LOG_ONLY_ABOVE = 2.0**28
 LN2 = math.log(2)
-
-
-def expm1(x: Ex) -> Ex:
-    return Ex(x.ctx, emit_expm1(x.ctx, x.name, x.dtype), x.dtype)
-
-
-def log1p(x: Ex) -> Ex:
-    return Ex(x.ctx, emit_log1p(x.ctx, x.name, x.dtype), x.dtype)
 
 
 def _input(ctx, node, inputs) -> Ex:

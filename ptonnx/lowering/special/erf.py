@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, floor, polyval, polyval1, where
+from ptonnx.lowering.expr import Ex, exp, floor, polyval, polyval1, unary_emitter, where
 from ptonnx.lowering.registry import emits
 
 #: erf(x) = x T(x**2) / U(x**2) for |x| < 1 (U's leading 1 implied)
@@ -93,14 +93,6 @@ def erfcx(x: Ex) -> Ex:
     return where(x >= 1.0, erfcx_large(x), exp_square(x, 1.0) * erfc(x))
 
 
-def _unary(fn):
-    def emit(ctx, node, inputs):
-        return fn(Ex(ctx, inputs[0], node.outputs[0].dtype)).name
-
-    emit.__doc__ = fn.__doc__
-    return emit
-
-
 @emits("Erf")
 def emit_erf(ctx, node, inputs):
     """onnxruntime's Erf below float64 (within 2 ulp); Cephes' in float64, which it lacks."""
@@ -109,5 +101,5 @@ def emit_erf(ctx, node, inputs):
     return erf(Ex(ctx, inputs[0], "float64")).name
 
 
-emits("Erfc")(_unary(erfc))
-emits("Erfcx")(_unary(erfcx))
+emits("Erfc")(unary_emitter(erfc))
+emits("Erfcx")(unary_emitter(erfcx))

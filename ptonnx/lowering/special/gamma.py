@@ -23,8 +23,7 @@ from __future__ import annotations
 import math
 
 from ptonnx.lowering.elementwise import with_zero_sign
-from ptonnx.lowering.expr import Ex, exp, floor, log, polyval, polyval1, raw_sin, round_even, where
-from ptonnx.lowering.hyperbolic import log1p
+from ptonnx.lowering.expr import Ex, exp, floor, log, log1p, polyval, polyval1, raw_sin, round_even, unary_emitter, where
 from ptonnx.lowering.registry import emits
 
 #: Cephes lgam: Stirling's series of lgamma (in 1/x**2, times 1/x), and lgamma(2 + t) = t B(t)/C(t)
@@ -206,12 +205,5 @@ def trigamma(x: Ex) -> Ex:
     return where(x.eq(-math.inf), math.inf, result)  # SciPy's polygamma(1, -inf)
 
 
-def _unary(fn):
-    def emit(ctx, node, inputs):
-        return fn(Ex(ctx, inputs[0], node.outputs[0].dtype)).name
-
-    return emit
-
-
 for _op, _fn in {"GammaLn": lgamma, "Gamma": gamma, "Psi": digamma, "TriGamma": trigamma}.items():
-    emits(_op)(_unary(_fn))
+    emits(_op)(unary_emitter(_fn))

@@ -152,3 +152,10 @@ def test_tails(name, build, arg, exact, rtol):
     cm = ptonnx.compile_function([x], [build(x)])
     for level, (got,) in run_at_every_level(cm, np.array([arg])).items():
         assert np.isfinite(got[0]) and abs(got[0] - exact) <= rtol * abs(exact), f"{name} at {level}: {got[0]!r}, exact {exact!r}"
+
+
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_size_zero_and_unknown_dims(op):
+    x = pt.matrix("x", dtype="float64", shape=(None, None))
+    for shape in [(0, 3), (3, 0), (2, 3)]:
+        check_like_pytensor([x], [CASES[op].build(x)], [np.linspace(-3.3, 3.7, int(np.prod(shape))).reshape(shape)])

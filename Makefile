@@ -6,9 +6,9 @@ PY := $(VENV)/bin/python
 # with the pytensor 2.38 it pins (the default install above gets pytensor 3.0).
 PYMC_VENV ?= .venv-pymc
 PYMC_PY := $(PYMC_VENV)/bin/python
-PYTEST := -m pytest -q -p no:cacheprovider
+PYTEST := -m pytest -q -p no:cacheprovider -n 2
 
-.PHONY: demo test test-default test-pymc bench setup clean
+.PHONY: demo test test-default test-pymc bench bench-pymc setup clean
 # the two environments are built and tested one after the other, even under -j
 .NOTPARALLEL:
 
@@ -31,9 +31,10 @@ setup: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/ptonnx
 
-# The default environment's suite (CI). `make test-pymc` runs the suite in the pymc
-# environment; it joins `make test` once it passes there (issue 8, in progress).
-test: test-default
+# CI: the suite in both environments, each on two workers (pytest-xdist); -k runs the
+# second even when the first fails, and make still fails if either did.
+test:
+	@$(MAKE) --no-print-directory -k test-default test-pymc
 
 # tests/pymc needs pymc, which only the second environment has
 test-default: $(VENV)/.installed
@@ -49,6 +50,10 @@ bench: $(VENV)/.installed
 	$(PY) benchmarks/compile_speed.py
 	$(PY) benchmarks/compile_general.py
 	$(PY) benchmarks/fusion.py
+
+# PyMC models: onnxruntime against PyTensor's C and Numba backends (pytensor 2.38)
+bench-pymc: $(PYMC_VENV)/.installed
+	$(PYMC_PY) benchmarks/pymc_models.py
 
 clean:
 	rm -rf $(VENV) $(PYMC_VENV) out .hypothesis *.egg-info

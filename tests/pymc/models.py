@@ -1,4 +1,5 @@
-"""PyMC models of the kinds users write, each built fresh (set_data changes a model) on small seeded data."""
+"""PyMC models of the kinds users write, each built fresh (set_data changes a model) on seeded data
+of n observations (100 in the tests; benchmarks/pymc_models.py also times 10,000)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def linear_regression() -> pm.Model:
+def linear_regression(n: int = 100) -> pm.Model:
     """Normal likelihood; x and y in pm.Data (set_data), the mean a Deterministic."""
     rng = _rng(1)
-    x = rng.normal(size=100)
-    y = 1.0 + 2.0 * x + rng.normal(scale=0.5, size=100)
+    x = rng.normal(size=n)
+    y = 1.0 + 2.0 * x + rng.normal(scale=0.5, size=n)
     with pm.Model() as model:
         x_data = pm.Data("x", x)
         y_data = pm.Data("y", y)
@@ -26,11 +27,11 @@ def linear_regression() -> pm.Model:
     return model
 
 
-def robust_regression() -> pm.Model:
+def robust_regression(n: int = 100) -> pm.Model:
     """StudentT likelihood with a Gamma prior on its degrees of freedom."""
     rng = _rng(2)
-    x = rng.normal(size=100)
-    y = 0.5 - x + rng.standard_t(3, size=100)
+    x = rng.normal(size=n)
+    y = 0.5 - x + rng.standard_t(3, size=n)
     with pm.Model() as model:
         beta = pm.Normal("beta", 0, 5, shape=2)
         sigma = pm.HalfCauchy("sigma", 1)
@@ -39,10 +40,10 @@ def robust_regression() -> pm.Model:
     return model
 
 
-def logistic_regression() -> pm.Model:
+def logistic_regression(n: int = 100) -> pm.Model:
     """Bernoulli with a logit link; the design matrix in pm.Data, the probabilities a Deterministic."""
     rng = _rng(3)
-    X = rng.normal(size=(100, 3))
+    X = rng.normal(size=(n, 3))
     y = rng.binomial(1, 1 / (1 + np.exp(-(X @ [1.0, -2.0, 0.5]))))
     with pm.Model(coords={"feature": ["a", "b", "c"]}) as model:
         X_data = pm.Data("X", X)
@@ -54,10 +55,10 @@ def logistic_regression() -> pm.Model:
     return model
 
 
-def poisson_regression() -> pm.Model:
+def poisson_regression(n: int = 100) -> pm.Model:
     """Poisson counts with a log link."""
     rng = _rng(4)
-    x = rng.uniform(-1, 1, size=100)
+    x = rng.uniform(-1, 1, size=n)
     y = rng.poisson(np.exp(0.5 + 1.2 * x))
     with pm.Model() as model:
         a = pm.Normal("a", 0, 2)
@@ -66,10 +67,10 @@ def poisson_regression() -> pm.Model:
     return model
 
 
-def negative_binomial() -> pm.Model:
+def negative_binomial(n: int = 100) -> pm.Model:
     """Overdispersed counts: NegativeBinomial(mu, alpha)."""
     rng = _rng(5)
-    x = rng.uniform(-1, 1, size=100)
+    x = rng.uniform(-1, 1, size=n)
     y = rng.negative_binomial(5, 5 / (5 + np.exp(1 + x)))
     with pm.Model() as model:
         a = pm.Normal("a", 0, 2)
@@ -79,10 +80,10 @@ def negative_binomial() -> pm.Model:
     return model
 
 
-def hierarchical() -> pm.Model:
+def hierarchical(n: int = 100) -> pm.Model:
     """Radon-style varying intercepts, non-centred, indexed by group; the group means a Deterministic."""
     rng = _rng(6)
-    n_groups, n = 8, 100
+    n_groups = 8
     group = rng.integers(0, n_groups, size=n)
     x = rng.integers(0, 2, size=n).astype(float)
     y = rng.normal(size=n_groups)[group] - 0.6 * x + rng.normal(scale=0.3, size=n)
@@ -98,22 +99,27 @@ def hierarchical() -> pm.Model:
     return model
 
 
-def eight_schools() -> pm.Model:
-    """The centred eight schools: HalfCauchy group scale, known observation errors."""
+def eight_schools(n: int = 8) -> pm.Model:
+    """The centred eight schools: HalfCauchy group scale, known observation errors
+    (n schools: the classic data for 8, synthetic schools like them otherwise)."""
     y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
     sigma = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+    if n != len(y):
+        rng = _rng(7)
+        sigma = rng.uniform(9.0, 18.0, size=n)
+        y = rng.normal(8.0, 6.0, size=n) + rng.normal(0.0, sigma)
     with pm.Model() as model:
         mu = pm.Normal("mu", 0, 5)
         tau = pm.HalfCauchy("tau", 5)
-        theta = pm.Normal("theta", mu, tau, shape=8)
+        theta = pm.Normal("theta", mu, tau, shape=n)
         pm.Normal("obs", theta, sigma, observed=y)
     return model
 
 
-def mixture() -> pm.Model:
+def mixture(n: int = 100) -> pm.Model:
     """A two-component Gaussian mixture: Dirichlet weights, ordered means (pm.NormalMixture)."""
     rng = _rng(8)
-    y = np.concatenate([rng.normal(-2, 0.7, size=60), rng.normal(2, 1.0, size=40)])
+    y = np.concatenate([rng.normal(-2, 0.7, size=n - 2 * n // 5), rng.normal(2, 1.0, size=2 * n // 5)])
     with pm.Model() as model:
         w = pm.Dirichlet("w", a=np.ones(2))
         mu = pm.Normal("mu", 0, 5, shape=2, transform=pm.distributions.transforms.ordered, initval=[-1.0, 1.0])
@@ -122,21 +128,21 @@ def mixture() -> pm.Model:
     return model
 
 
-def dirichlet_categorical() -> pm.Model:
+def dirichlet_categorical(n: int = 100) -> pm.Model:
     """Categorical outcomes with a Dirichlet prior on the probabilities."""
     rng = _rng(9)
-    y = rng.choice(4, p=[0.1, 0.2, 0.3, 0.4], size=100)
+    y = rng.choice(4, p=[0.1, 0.2, 0.3, 0.4], size=n)
     with pm.Model() as model:
         p = pm.Dirichlet("p", a=np.ones(4))
         pm.Categorical("obs", p=p, observed=y)
     return model
 
 
-def ordered_logistic() -> pm.Model:
+def ordered_logistic(n: int = 100) -> pm.Model:
     """An ordered outcome (5 levels): OrderedLogistic with ordered cutpoints."""
     rng = _rng(10)
-    x = rng.normal(size=100)
-    latent = 1.5 * x + rng.logistic(size=100)
+    x = rng.normal(size=n)
+    latent = 1.5 * x + rng.logistic(size=n)
     y = np.digitize(latent, [-2.0, -0.5, 0.5, 2.0])
     with pm.Model() as model:
         beta = pm.Normal("beta", 0, 2)
@@ -147,29 +153,28 @@ def ordered_logistic() -> pm.Model:
     return model
 
 
-def time_series() -> pm.Model:
+def time_series(n: int = 100) -> pm.Model:
     """An AR(1) series (pm.AR) observed, and a latent Gaussian random walk under noisy observations."""
     rng = _rng(11)
-    n = 100
     ar = np.zeros(n)
     for t in range(1, n):
         ar[t] = 0.7 * ar[t - 1] + rng.normal(scale=0.5)
-    walk = np.cumsum(rng.normal(scale=0.3, size=50))
+    walk = np.cumsum(rng.normal(scale=0.3, size=n // 2))
     with pm.Model() as model:
         rho = pm.Uniform("rho", -1, 1)
         sigma = pm.HalfNormal("sigma", 1)
         pm.AR("ar", rho=[rho], sigma=sigma, init_dist=pm.Normal.dist(0, 1), observed=ar)
         step = pm.HalfNormal("step", 1)
-        latent = pm.GaussianRandomWalk("latent", sigma=step, init_dist=pm.Normal.dist(0, 1), steps=49)
+        latent = pm.GaussianRandomWalk("latent", sigma=step, init_dist=pm.Normal.dist(0, 1), steps=n // 2 - 1)
         pm.Normal("walk_obs", latent, 0.3, observed=walk)
         pm.Deterministic("latent_diff", latent[1:] - latent[:-1])
     return model
 
 
-def zero_inflated() -> pm.Model:
+def zero_inflated(n: int = 100) -> pm.Model:
     """Zero-inflated Poisson counts (a mixture with a point mass), a Beta prior on the zero share."""
     rng = _rng(12)
-    y = np.where(rng.uniform(size=100) < 0.3, 0, rng.poisson(3.0, size=100))
+    y = np.where(rng.uniform(size=n) < 0.3, 0, rng.poisson(3.0, size=n))
     with pm.Model() as model:
         psi = pm.Beta("psi", 2, 2)
         rate = pm.Gamma("rate", 2, 0.5)
@@ -177,10 +182,10 @@ def zero_inflated() -> pm.Model:
     return model
 
 
-def potential_lognormal() -> pm.Model:
+def potential_lognormal(n: int = 100) -> pm.Model:
     """A LogNormal likelihood plus a Potential (a soft constraint) and a Deterministic of two variables."""
     rng = _rng(13)
-    y = rng.lognormal(0.3, 0.6, size=100)
+    y = rng.lognormal(0.3, 0.6, size=n)
     with pm.Model() as model:
         mu = pm.Normal("mu", 0, 1)
         sigma = pm.InverseGamma("sigma", 3, 1)

@@ -1,0 +1,201 @@
+#!/usr/bin/env python
+"""PyMC models: one log-density-plus-gradient evaluation in onnxruntime against PyTensor.
+
+Run in the pymc environment (`make bench-pymc`, or `.venv-pymc/bin/python
+benchmarks/pymc_models.py`): PyMC 5.28 pins pytensor 2.38, whose default backend
+is C. PyTensor 3.0's default backend is Numba, and PyMC cannot be installed beside
+pytensor 3.0, so the Numba column is pytensor 2.38's own Numba backend (`mode="NUMBA"`)
+on the same graph: the nearest this machine can get to what 3.0 users run.
+
+For each model of `tests/pymc/models.py` at n = 100 and n = 10,000 observations:
+
+- the function: `logp` and its gradient with respect to every continuous value
+  variable, as PyMC's samplers need them (`rewrite_pregrad`, then `pytensor.grad`),
+  compiled by `pymc.pytensorf.compile` (PyMC's own rewrites: invalid parameters
+  give -inf) for PyTensor, and by `ptonnx.pymc.compile_logp` (the same graph) for
+  onnxruntime, which runs it on 1 thread (intra- and inter-op), at its default
+  optimisation level, through `InferenceSession.run` with the inputs already
+  float64 arrays. PyTensor's function is called with `trust_input = True` (no
+  input conversion: its fastest call).
+- call time: the median over rounds of the mean time per call in a round; the
+  round-robin over the backends within each round makes machine load (this is
+  a shared 2-core box) hit every backend alike, so the ratios are same-run ratios.
+- compile time: PyTensor's `compile` (the C backend's module cache is warm after a
+  first run: the time is that of a user's second session), ptonnx's compile (lift,
+  passes, lower, check) plus creating the onnxruntime session.
+- correctness first: before timing, each backend's logp and gradient are compared
+  with PyTensor's C function at the initial point (rtol 1e-10); a model that does
+  not match is reported and not timed.
+
+Writes benchmarks/results/pymc_models.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import ROOT, git_commit  # noqa: E402
+
+SIZES = (100, 10_000)
+RTOL = 1e-10
+
+
+def _pytensor_function(model, mode):
+    import pytensor
+    from pymc.pytensorf import compile as pymc_compile
+    from pymc.pytensorf import rewrite_pregrad
+
+    logp = rewrite_pregrad(model.logp())
+    grads = pytensor.grad(logp, model.continuous_value_vars, disconnected_inputs="ignore")
+    fn = pymc_compile(list(model.value_vars), [logp, *grads], mode=mode, on_unused_input="ignore")
+    fn.trust_input = True
+    return fn
+
+
+def _ort_function(model):
+    import onnxruntime as ort
+
+    import ptonnx.pymc
+
+    cm = ptonnx.pymc.compile_logp(model)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    session = ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session, cm
+
+
+def _timed(build):
+    start = time.perf_counter()
+    result = build()
+    return result, time.perf_counter() - start
+
+
+def _calls_per_round(call, budget: float = 0.05) -> int:
+    start = time.perf_counter()
+    call()
+    once = max(time.perf_counter() - start, 1e-7)
+    return max(1, min(2000, int(budget / once)))
+
+
+def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:
+    from tests.pymc.models import MODELS
+
+    model = MODELS[name](n)
+    point = model.initial_point()
+    row = {"model": name, "n": n, "free": int(sum(np.size(v) for v in point.values()))}
+    fns, compile_s = {}, {}
+    fns["C"], compile_s["C"] = _timed(lambda: _pytensor_function(model, None))
+    if "NUMBA" in backends:
+        fns["NUMBA"], compile_s["NUMBA"] = _timed(lambda: _pytensor_function(model, "NUMBA"))
+    (session, cm), compile_s["ORT"] = _timed(lambda: _ort_function(model))
+    args = [np.asarray(point[v.name], dtype=v.dtype) for v in model.value_vars]
+    feed = dict(zip(cm.input_names, args))
+    calls = {key: (lambda f=f: f(*args)) for key, f in fns.items()}
+    calls["ORT"] = lambda: session.run(None, feed)
+    row["onnx_nodes"] = len(cm.model.graph.node)
+    expected = [np.asarray(a) for a in calls["C"]()]
+    row["mismatch"] = {}
+    for key, call in calls.items():
+        got = [np.asarray(a) for a in call()]
+        if len(got) != len(expected) or not all(np.allclose(g, e, rtol=RTOL, atol=0) for g, e in zip(got, expected)):
+            row["mismatch"][key] = "differs from PyTensor's C function at rtol 1e-10"
+    timed = {key: call for key, call in calls.items() if key not in row["mismatch"]}
+    per_round = {key: _calls_per_round(call) for key, call in timed.items()}
+    samples = {key: [] for key in timed}
+    for _ in range(rounds):
+        for key, call in timed.items():
+            k = per_round[key]
+            start = time.perf_counter()
+            for _ in range(k):
+                call()
+            samples[key].append((time.perf_counter() - start) / k)
+    row["call_us"] = {key: statistics.median(s) * 1e6 for key, s in samples.items()}
+    row["compile_s"] = compile_s
+    return row
+
+
+def _ratio(row, key):
+    call = row["call_us"]
+    return call["ORT"] / call[key] if "ORT" in call and key in call else float("nan")
+
+
+def markdown(rows: list[dict], meta: dict) -> str:
+    numba = "NUMBA" in meta["backends"]
+    lines = [
+        f"PyMC models, logp + gradient per call (ptonnx {meta['commit']}; pymc {meta['pymc']}, pytensor "
+        f"{meta['pytensor']}, onnxruntime {meta['onnxruntime']} on 1 thread; median of {meta['rounds']} rounds; "
+        "ratio = onnxruntime time / PyTensor time, below 1 is faster).",
+        "",
+        "| model | n | free | ONNX nodes | PyTensor C µs | " + ("Numba µs | " if numba else "")
+        + "onnxruntime µs | ORT/C | " + ("ORT/Numba | " if numba else "")
+        + "compile C s | " + ("compile Numba s | " if numba else "") + "compile ptonnx+ORT s |",
+        "|---|---:|---:|---:|---:|" + ("---:|" if numba else "") + "---:|---:|" + ("---:|" if numba else "")
+        + "---:|" + ("---:|" if numba else "") + "---:|",
+    ]
+    for r in rows:
+        c, cs = r["call_us"], r["compile_s"]
+        cells = [r["model"], f"{r['n']:,}", str(r["free"]), str(r["onnx_nodes"]), f"{c.get('C', float('nan')):.1f}"]
+        if numba:
+            cells.append(f"{c.get('NUMBA', float('nan')):.1f}")
+        cells += [f"{c.get('ORT', float('nan')):.1f}", f"{_ratio(r, 'C'):.2f}"]
+        if numba:
+            cells.append(f"{_ratio(r, 'NUMBA'):.2f}")
+        cells.append(f"{cs['C']:.2f}")
+        if numba:
+            cells.append(f"{cs['NUMBA']:.2f}")
+        cells.append(f"{cs['ORT']:.2f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    bad = [(r["model"], r["n"], k, v) for r in rows for k, v in r["mismatch"].items()]
+    if bad:
+        lines += ["", "Not timed (wrong numbers):"] + [f"- {m} n={n} {k}: {v}" for m, n, k, v in bad]
+    for n in sorted({r["n"] for r in rows}):
+        ratios = [_ratio(r, "C") for r in rows if r["n"] == n and np.isfinite(_ratio(r, "C"))]
+        if ratios:
+            lines.append(f"\nn = {n:,}: geometric mean ORT/C {np.exp(np.mean(np.log(ratios))):.2f}, "
+                         f"onnxruntime faster for {sum(x <= 1 for x in ratios)} of {len(ratios)} models.")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
+    parser.add_argument("--models", nargs="*", default=None)
+    parser.add_argument("--no-numba", action="store_true", help="time only PyTensor's C backend")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "pymc_models"))
+    args = parser.parse_args(argv)
+
+    import onnxruntime
+    import pymc
+    import pytensor
+
+    from tests.pymc.models import MODELS
+
+    backends = ("C",) + (() if args.no_numba else ("NUMBA",)) + ("ORT",)
+    rows = []
+    for n in args.sizes:
+        for name in args.models or MODELS:
+            row = measure(name, n, args.rounds, backends)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    meta = {"commit": git_commit(), "pymc": pymc.__version__, "pytensor": pytensor.__version__,
+            "onnxruntime": onnxruntime.__version__, "rounds": args.rounds, "backends": backends}
+    Path(args.out + ".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    table = markdown(rows, meta)
+    Path(args.out + ".md").write_text(table)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,10 +1,12 @@
 """Constants of ptonnx's special-function lowerings that are computed, not published:
-recomputed here with mpmath at 200 bits. `tests/e2e/test_special.py` checks the
-values in ptonnx/lowering/special/ against this; `python -m audit.special_constants`
+recomputed here with mpmath at 200 bits. `tests/lowering/test_special_constants.py`
+checks the values in ptonnx/lowering/special/ against this; `python -m audit.special_constants`
 prints them.
 """
 
 from __future__ import annotations
+
+import math
 
 import mpmath
 
@@ -27,9 +29,64 @@ def digamma_root_taylor(terms: int = DIGAMMA_ROOT_TERMS) -> tuple[float, ...]:
         return tuple(float((-1) ** (k + 1) * mpmath.zeta(k + 1, root)) for k in range(1, terms + 1))
 
 
+#: how many Taylor terms of lgamma about 2 ptonnx uses (|x - 2| <= 1/2: the next is below 1e-19)
+LGAMMA_TWO_TERMS = 30
+
+
+def lgamma_about_two(terms: int = LGAMMA_TWO_TERMS) -> tuple[float, ...]:
+    """c[k-1] with lgamma(2 + t) = sum c[k-1] t**k: c[0] = 1 - gamma, c[k-1] = (-1)**k (zeta(k) - 1) / k."""
+    with mpmath.workprec(200):
+        first = 1 - mpmath.euler
+        return (float(first),) + tuple(float((-1) ** k * (mpmath.zeta(k) - 1) / k) for k in range(2, terms + 1))
+
+
 if __name__ == "__main__":
+    print("LGAMMA_ABOUT_TWO =", lgamma_about_two())
     print("DIGAMMA_ROOT =", digamma_root())
     print("DIGAMMA_ROOT_TAYLOR = (")
     for c in digamma_root_taylor():
         print(f"    {c!r},")
     print(")")
+
+
+# -- erfinv / erfcinv: float-grade starting values, fitted here (Chebyshev least squares) -----------
+#: erfinv(a) = a P(a**2) for 0 <= a <= 1/2 (P of degree 8 in t = 8 a**2 - 1)
+ERFINV_SMALL = (0.0, 0.25, 8)
+#: erfcinv(q) = s P(log s), s = sqrt(-log q), 0 < q <= 1/2, on two pieces of log s (degree 8 each)
+ERFCINV_TAIL = ((0.5 * math.log(math.log(2)), math.log(3.0), 8), (math.log(3.0), math.log(27.5), 8))
+
+
+def _erfinv_over_a(z):
+    with mpmath.workprec(200):
+        a = mpmath.sqrt(mpmath.mpf(z))
+        return float(mpmath.erfinv(a) / a) if z > 0 else float(mpmath.sqrt(mpmath.pi) / 2)
+
+
+def _erfcinv_over_s(v):
+    """erfcinv(q) / s for s = sqrt(-log q) = e**v (the root of log erfc(y) = -s**2)."""
+    with mpmath.workprec(200):
+        s = mpmath.exp(mpmath.mpf(v))
+        y = mpmath.findroot(lambda t: mpmath.log(mpmath.erfc(t)) + s * s, s)
+        return float(y / s)
+
+
+def chebyshev_fit(f, lo: float, hi: float, degree: int, nodes: int = 64) -> tuple[float, tuple[float, ...]]:
+    """(the centre and half width of [lo, hi], the coefficients of the least-squares polynomial of
+    `degree` in t = (v - centre) / half width, highest first), fitted at Chebyshev nodes."""
+    import numpy as np
+    from numpy.polynomial import chebyshev
+
+    t = np.cos(np.pi * (np.arange(nodes) + 0.5) / nodes)
+    centre, half = (lo + hi) / 2, (hi - lo) / 2
+    values = np.array([f(centre + half * u) for u in t])
+    monomial = chebyshev.cheb2poly(chebyshev.chebfit(t, values, degree))
+    return (centre, half), tuple(float(c) for c in monomial[::-1])
+
+
+def erfinv_small_start():
+    lo, hi, degree = ERFINV_SMALL
+    return chebyshev_fit(_erfinv_over_a, lo, hi, degree)
+
+
+def erfcinv_tail_start():
+    return tuple(chebyshev_fit(_erfcinv_over_s, lo, hi, degree) for lo, hi, degree in ERFCINV_TAIL)

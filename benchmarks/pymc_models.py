@@ -23,9 +23,12 @@ For each model of `tests/pymc/models.py` at n = 100 and n = 10,000 observations:
 - compile time: PyTensor's `compile` (the C backend's module cache is warm after a
   first run: the time is that of a user's second session), ptonnx's compile (lift,
   passes, lower, check) plus creating the onnxruntime session.
-- correctness first: before timing, each backend's logp and gradient are compared
-  with PyTensor's C function at the initial point (rtol 1e-10); a model that does
-  not match is reported and not timed.
+- correctness first: before timing, each backend's logp and gradient at the initial
+  point are compared with PyTensor's Python evaluation (`linker="py"`: SciPy's
+  special functions), and the largest relative error is reported. onnxruntime is
+  timed only within 1e-10; PyTensor's backends are timed whatever they give (they
+  are what users have) and their error is reported: the C backend's digamma is
+  accurate to ~1e-10 only (robust_regression's gradient in nu).
 
 Writes benchmarks/results/pymc_models.{json,md}.
 """
@@ -104,12 +107,13 @@ def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:
     calls = {key: (lambda f=f: f(*args)) for key, f in fns.items()}
     calls["ORT"] = lambda: session.run(None, feed)
     row["onnx_nodes"] = len(cm.model.graph.node)
-    expected = [np.asarray(a) for a in calls["C"]()]
+    from pytensor.compile.mode import Mode
+
+    expected = [np.asarray(a) for a in _pytensor_function(model, Mode(linker="py", optimizer="fast_run"))(*args)]
+    row["max_rel_error"] = {key: _max_rel_error([np.asarray(a) for a in call()], expected) for key, call in calls.items()}
     row["mismatch"] = {}
-    for key, call in calls.items():
-        got = [np.asarray(a) for a in call()]
-        if len(got) != len(expected) or not all(np.allclose(g, e, rtol=RTOL, atol=0) for g, e in zip(got, expected)):
-            row["mismatch"][key] = "differs from PyTensor's C function at rtol 1e-10"
+    if not row["max_rel_error"]["ORT"] <= RTOL:
+        row["mismatch"]["ORT"] = f"max relative error {row['max_rel_error']['ORT']:.2g} against PyTensor's Python evaluation"
     timed = {key: call for key, call in calls.items() if key not in row["mismatch"]}
     per_round = {key: _calls_per_round(call) for key, call in timed.items()}
     samples = {key: [] for key in timed}
@@ -123,6 +127,19 @@ def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:
     row["call_us"] = {key: statistics.median(s) * 1e6 for key, s in samples.items()}
     row["compile_s"] = compile_s
     return row
+
+
+def _max_rel_error(got: list[np.ndarray], expected: list[np.ndarray]) -> float:
+    if len(got) != len(expected):
+        return float("inf")
+    worst = 0.0
+    for g, e in zip(got, expected):
+        if g.shape != e.shape or not np.array_equal(np.isfinite(g), np.isfinite(e)):
+            return float("inf")
+        finite = np.isfinite(e)
+        scale = np.maximum(np.abs(e[finite]), np.finfo(np.float64).tiny)
+        worst = max(worst, float(np.max(np.abs(g[finite] - e[finite]) / scale, initial=0.0)))
+    return worst
 
 
 def _ratio(row, key):
@@ -159,6 +176,10 @@ def markdown(rows: list[dict], meta: dict) -> str:
     bad = [(r["model"], r["n"], k, v) for r in rows for k, v in r["mismatch"].items()]
     if bad:
         lines += ["", "Not timed (wrong numbers):"] + [f"- {m} n={n} {k}: {v}" for m, n, k, v in bad]
+    lines += ["", "Largest relative error of logp and gradient against PyTensor's Python evaluation (SciPy), "
+              "over all models and sizes: " + ", ".join(
+                  f"{k} {max(r['max_rel_error'][k] for r in rows):.1e} ({max(rows, key=lambda r: r['max_rel_error'][k])['model']})"
+                  for k in meta["backends"]) + "."]
     for n in sorted({r["n"] for r in rows}):
         ratios = [_ratio(r, "C") for r in rows if r["n"] == n and np.isfinite(_ratio(r, "C"))]
         if ratios:

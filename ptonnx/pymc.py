@@ -184,6 +184,8 @@ def _function_graph(model, value_vars, outputs, names, rewrite: bool, data: str)
     """value vars (+ data) -> outputs, as PyMC compiles them: checks to -inf, shared data as `data` says."""
     outputs = [pt.as_tensor(o) for o in outputs]
     inputs = list(value_vars)
+    if data == "constants":
+        inputs, outputs = _static_value_vars(model, inputs, outputs)
     shared = [v for v in ancestors(outputs, blockers=inputs) if isinstance(v, SharedVariable) and not is_random(v)]
     if data == "inputs" and shared:
         order = {v: i for i, v in enumerate([*model.data_vars, *model.dim_lengths.values()])}
@@ -206,6 +208,25 @@ def _function_graph(model, value_vars, outputs, names, rewrite: bool, data: str)
         in2out(local_check_parameter_to_ninf_switch if model.check_bounds else local_remove_check_parameter).rewrite(fgraph)
     _name_outputs(fgraph, names)
     return fgraph
+
+
+def _static_value_vars(model, value_vars, outputs):
+    """Value variables typed with their static shapes, where the data are frozen.
+
+    With every data container and dim length a constant, each free variable's shape
+    is fixed (`model.eval_rv_shapes()`), as `initial_point()` has it. Saying so lets
+    constant folding settle what hangs on those shapes: the bounds checks of an index
+    into a group-level vector (`a[group_idx]`), broadcasts, reshapes.
+    """
+    shapes = model.eval_rv_shapes()
+    static = {}
+    for v in value_vars:
+        shape = tuple(int(d) for d in shapes[v.name])
+        if v.type.shape != shape:
+            static[v] = pt.tensor(name=v.name, dtype=v.dtype, shape=shape)
+    if not static:
+        return value_vars, outputs
+    return [static.get(v, v) for v in value_vars], graph_replace(outputs, static, strict=False)
 
 
 def _name_outputs(fgraph, names) -> None:

@@ -28,6 +28,8 @@ class LowerContext:
         self._counters: dict[str, int] = {}
         self._small_consts: dict[tuple, str] = {}
         self._produced: set[str] = set()
+        #: output name -> the op type of the node that writes it
+        self._op_of: dict[str, str] = {}
         #: node name -> what a failed run-time check there means (written to the model's metadata)
         self.checks: dict[str, dict[str, str]] = {}
 
@@ -92,7 +94,12 @@ class LowerContext:
         node_name = node_name or self.unique(f"{op_type}_node")
         self.nodes.append(helper.make_node(op_type, inputs, outputs, name=node_name, **attributes))
         self._produced.update(outputs)
+        self._op_of.update(dict.fromkeys(outputs, op_type))
         return outputs
+
+    def producer_op(self, name: str) -> str | None:
+        """The op type of the emitted node that writes `name` (None for inputs and initializers)."""
+        return self._op_of.get(name)
 
     def is_produced(self, name: str) -> bool:
         """Whether an emitted node writes `name` (not an input or an initializer)."""
@@ -108,6 +115,7 @@ class LowerContext:
                     if n in renames:
                         field[i] = renames[n]
         self._produced = {renames.get(n, n) for n in self._produced}
+        self._op_of = {renames.get(n, n): op for n, op in self._op_of.items()}
         self._names = {v: renames.get(n, n) for v, n in self._names.items()}
 
     def emit1(self, op_type: str, inputs: list[str], hint: str | None = None, out: str | None = None, **attributes) -> str:

@@ -52,10 +52,27 @@ def _reciprocal_negative(ctx, value: str, dtype: str) -> str:
     return ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])
 
 
-def _negative_zero(ctx, value: str, known, dtype: str) -> str | None:
-    """value is -0.0 (None when a constant has none)."""
-    if known is not None and not (np.signbit(known) & (known == 0)).any():
-        return None
+#: IR ops whose float result is never -0.0 (exp(-inf) and erfc(inf) are +0.0)
+NEVER_NEGATIVE_ZERO = frozenset({"Exp", "Exp2", "Abs", "Cosh", "Sigmoid", "Softplus", "Erfc", "Erfcx"})
+
+
+def _may_be_negative_zero(value) -> bool:
+    """Whether an IR value may be -0.0: false for a constant that holds none, for the
+    result of an op in NEVER_NEGATIVE_ZERO, a square x * x, a Cast from a non-float."""
+    if value.const is not None:
+        return bool((np.signbit(value.const) & (value.const == 0)).any())
+    node = value.producer
+    if node is None:
+        return True
+    if node.op in NEVER_NEGATIVE_ZERO:
+        return False
+    if node.op == "Mul" and node.inputs[0] is node.inputs[1]:
+        return False
+    return not (node.op == "Cast" and node.inputs[0].dtype not in FLOAT_DTYPES)
+
+
+def _negative_zero(ctx, value: str, dtype: str) -> str:
+    """value is -0.0."""
     return ctx.emit1("And", [ctx.emit1("Equal", [value, ctx.scalar(0, dtype)]), _reciprocal_negative(ctx, value, dtype)])
 
 
@@ -63,25 +80,33 @@ def _negative_zero(ctx, value: str, known, dtype: str) -> str | None:
 def emit_where(ctx, node, inputs):
     """The user's `switch`, keeping the sign of a selected zero.
 
-    onnxruntime's float Where gives +0.0 for a -0.0 taken from its first branch,
-    and its optimiser swaps the branches of Where(Not(c), a, b), so no branch is
-    safe. The result is |selected| times a factor of -1 or 1 (never zero, so its
-    own sign survives): -1 where the selected value is negative or is a -0.0.
+    onnxruntime's float Where gives +0.0 for a -0.0 taken from its first branch
+    (from the second it keeps it), and its optimiser swaps the branches of
+    Where(Not(c), a, b). When only one branch can hold a -0.0 (the other is a
+    constant without one: PyMC's `switch(check, logp, -inf)`), that branch goes
+    second, under a condition no optimiser swaps: Xor(c, true) or Xor(c, false),
+    one op on the condition's (often scalar) shape. When both can, the result is
+    |selected| times a factor of -1 or 1 (never zero, so its own sign survives):
+    -1 where the selected value is negative or is a -0.0.
     """
     cond, a, b = inputs
     dtype = node.outputs[0].dtype
-    selected = where(ctx, cond, a, b, dtype)
     if dtype not in FLOAT_DTYPES:
-        return selected
-    terms = []
-    for taken, branch, known in ((cond, a, node.inputs[1].const), (None, b, node.inputs[2].const)):
-        is_negative_zero = _negative_zero(ctx, branch, known, dtype)
-        if is_negative_zero is not None:
-            taken = taken or ctx.emit1("Not", [cond])
-            terms.append(ctx.emit1("And", [taken, is_negative_zero]))
-    if not terms:
-        return selected
-    negative_zero = terms[0] if len(terms) == 1 else ctx.emit1("Or", terms)
+        return where(ctx, cond, a, b, dtype)
+    signed = [_may_be_negative_zero(v) for v in node.inputs[1:]]
+    if signed == [False, False]:
+        return where(ctx, cond, a, b, dtype)
+    if signed == [True, False]:
+        return where(ctx, ctx.emit1("Xor", [cond, ctx.const(np.array(True))]), b, a, dtype)
+    if signed == [False, True]:
+        if ctx.producer_op(cond) == "Not":
+            cond = ctx.emit1("Xor", [cond, ctx.const(np.array(False))])
+        return where(ctx, cond, a, b, dtype)
+    selected = where(ctx, cond, a, b, dtype)
+    negative_zero = ctx.emit1("Or", [
+        ctx.emit1("And", [cond, _negative_zero(ctx, a, dtype)]),
+        ctx.emit1("And", [ctx.emit1("Not", [cond]), _negative_zero(ctx, b, dtype)]),
+    ])
     return with_zero_sign(ctx, selected, negative_zero, dtype)
 
 

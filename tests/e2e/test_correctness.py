@@ -78,6 +78,37 @@ def test_switch_and_mixed_dtype_inputs():
     check_onnx_matches_pytensor([x, i], outs, [_values("float32"), _values("int32")])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_switch_keeps_the_sign_of_a_selected_zero(dtype):
+    """Each branch arrangement emit_where handles: one branch a constant without -0.0
+    (the other moved second, under a Xor), a condition from Not, both branches free;
+    -0.0 selected from either branch, at both onnxruntime levels (the optimiser swaps
+    the branches of Where(Not(c), a, b))."""
+    x = pt.tensor("x", dtype=dtype, shape=(8,))  # static: no broadcast check between Not and Where
+    y = pt.tensor("y", dtype=dtype, shape=(8,))
+    c = pt.tensor("c", dtype="bool", shape=(8,))
+    neg_inf = np.asarray(-np.inf, dtype=dtype)
+    outs = [
+        pt.switch(c, x, neg_inf),  # PyMC's check: the logp first, a constant second
+        pt.switch(c, neg_inf, x),
+        pt.switch(~c, x, neg_inf),
+        pt.switch(~c, neg_inf, x),
+        pt.switch(c, x, y),
+        pt.switch(~c, x, y),
+        pt.switch(x > 0, x, np.asarray(-0.0, dtype=dtype)),  # a constant -0.0 second
+        pt.switch(pt.gt(x, 0), x * 0, np.asarray(0.0, dtype=dtype)),
+        # branches that cannot be -0.0 (lowering's NEVER_NEGATIVE_ZERO): their zeros are +0.0
+        pt.switch(c, pt.exp(x), pt.sigmoid(y)),
+        pt.switch(~c, pt.softplus(x), pt.erfc(y)),
+        pt.switch(c, pt.abs(x), x * x),
+        pt.switch(c, y * y, pt.cast(c, dtype)),
+    ]
+    xs = np.array([-0.0, -0.0, 0.0, -np.inf, -1.0, np.nan, -np.inf, 3.0], dtype=dtype)
+    ys = np.array([-0.0, -np.inf, -0.0, np.inf, -0.0, -0.0, np.inf, -0.0], dtype=dtype)
+    cs = np.array([True, False, True, False, True, False, False, True])
+    check_onnx_matches_pytensor([x, y, c], outs, [xs, ys, cs])
+
+
 def test_plain_user_graph_holds_expanddims_of_int8_literals():
     x = pt.vector("x", dtype="float32")
     y = x * 2

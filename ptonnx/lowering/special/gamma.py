@@ -3,8 +3,10 @@
 - log|Gamma(x)|, x > 0 (Cephes lgam, vectorised): from 13 on Stirling's series;
   below, x is moved into [2, 3) by the recurrence (at most 10 steps down, as one
   product of exact factors x - k, or 1-2 steps up, as -log(x) - log1p(x) terms
-  that keep lgamma relatively accurate near its zeros 1 and 2), where
-  lgamma(2 + t) = t B(t)/C(t).
+  below 1/2), where lgamma(2 + t) = t B(t)/C(t); on [1/2, 2), where the steps up
+  would cancel near the zeros 1 and 2 (x + 1 rounds), the Taylor series of
+  lgamma(2 + t) (30 terms) in the exact t = x - 2, or t = x - 1 and
+  lgamma(1 + t) = lgamma(2 + t) - log1p(t).
 - Gamma(x), x > 0: the same reduction, with Gamma on [2, 3) = exp(lgamma) (lgamma
   is below 0.7 there, so exp keeps full accuracy); from 13 on Stirling with
   Pow: x**(x - 1/2) e**-x, split in two halves above 143 so nothing overflows early.
@@ -58,6 +60,22 @@ DIGAMMA_ROOT_TAYLOR = (
     -0.0003454680251063077, 0.00023635601564027053, -0.00016170622091974803, 0.0001106337276874741,
     -7.569179582195066e-05, 5.178575795222081e-05, -3.5430070947659604e-05,
 )
+#: lgamma(2 + t) = sum c[k-1] t**k, c[0] = 1 - Euler's gamma (audit/special_constants.py), used on
+#: [1/2, 2) about the zeros 1 and 2, where Cephes' shifts lgamma(x + 1) - log(x) and
+#: lgamma(x + 2) - log(x (x + 1)) cancel (x + 1 rounds: gammaln(2 - 1e-10) was 8e-7 off, gammaln(1 - 2**-53) 2.5x)
+LGAMMA_ABOUT_TWO = (
+    0.42278433509846713, 0.3224670334241132, -0.0673523010531981, 0.020580808427784546, -0.007385551028673986,
+    0.0028905103307415234, -0.001192753911703261, 0.0005096695247430425, -0.00022315475845357939,
+    9.945751278180853e-05, -4.492623673813314e-05, 2.050721277567069e-05, -9.439488275268397e-06,
+    4.374866789907488e-06, -2.039215753801366e-06, 9.55141213040742e-07, -4.492469198764566e-07,
+    2.1207184805554665e-07, -1.0043224823968099e-07, 4.7698101693639804e-08, -2.2711094608943164e-08,
+    1.0838659214896955e-08, -5.183475041970047e-09, 2.4836745438024785e-09, -1.1921401405860912e-09,
+    5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10, -6.4229645638381e-11,
+    3.1044247747322276e-11,
+)
+#: on [SERIES_FROM, 2) lgamma uses LGAMMA_ABOUT_TWO: about 1 below ABOUT_TWO_FROM, about 2 above
+SERIES_FROM = 0.5
+ABOUT_TWO_FROM = 1.5
 #: |x - x0| below which psi uses the Taylor series about its zero
 ROOT_WINDOW = 0.3
 #: psi(y) ~ log y - 1/(2y) - sum B_2k / (2k y**2k), coefficients of 1/y**2 from the highest power
@@ -109,7 +127,11 @@ def lgamma_positive(x: Ex) -> Ex:
     down = log(z) + _lgamma_2_3(u_down)
     below_one = x < 1.0
     up = _lgamma_2_3(x + where(below_one, 2.0, 1.0, like=x)) - (log(x) + where(below_one, log1p(x), 0.0))
-    result = where(x >= STIRLING_FROM, stirling, where(x >= 2.0, down, up))
+    near_one = x < ABOUT_TWO_FROM
+    t = x - where(near_one, 1.0, 2.0, like=x)  # exact on [1/2, 2)
+    about_two = t * polyval(t, LGAMMA_ABOUT_TWO[::-1])  # lgamma(2 + t)
+    series = where(near_one, about_two - log1p(t), about_two)  # lgamma(1 + t) = lgamma(2 + t) - log1p(t)
+    result = where(x >= STIRLING_FROM, stirling, where(x >= 2.0, down, where(x >= SERIES_FROM, series, up)))
     return where(x.eq(math.inf), math.inf, result)
 
 

@@ -142,6 +142,38 @@ def _max_rel_error(got: list[np.ndarray], expected: list[np.ndarray]) -> float:
     return worst
 
 
+def profile(name: str, n: int, runs: int = 50) -> dict:
+    """Where onnxruntime's time goes: its own profiler's kernel time per op type, as
+    shares of the total, and the number of nodes of each type (1 thread)."""
+    import collections
+    import tempfile
+
+    import onnxruntime as ort
+
+    import ptonnx.pymc
+    from tests.pymc.models import MODELS
+
+    model = MODELS[name](n)
+    cm = ptonnx.pymc.compile_logp(model)
+    point = model.initial_point()
+    feed = {k: np.asarray(point[k]) for k in cm.input_names}
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.enable_profiling = True
+    options.profile_file_prefix = str(Path(tempfile.mkdtemp()) / "ort")
+    session = ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    for _ in range(runs):
+        session.run(None, feed)
+    events = json.loads(Path(session.end_profiling()).read_text())
+    kernel, count = collections.Counter(), collections.Counter()
+    for e in events:
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
+            kernel[e["args"]["op_name"]] += e["dur"]
+            count[e["args"]["op_name"]] += 1
+    total = sum(kernel.values()) or 1
+    return {op: {"share": t / total, "nodes": count[op] // runs} for op, t in kernel.most_common()}
+
+
 def _ratio(row, key):
     call = row["call_us"]
     return call["ORT"] / call[key] if "ORT" in call and key in call else float("nan")
@@ -195,7 +227,22 @@ def main(argv=None) -> None:
     parser.add_argument("--models", nargs="*", default=None)
     parser.add_argument("--no-numba", action="store_true", help="time only PyTensor's C backend")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "pymc_models"))
+    parser.add_argument("--profile", action="store_true",
+                        help="only profile onnxruntime's kernels per op type at the largest size (writes <out>_profile.md)")
     args = parser.parse_args(argv)
+    if args.profile:
+        from tests.pymc.models import MODELS
+
+        n = max(args.sizes)
+        lines = [f"Where onnxruntime's kernel time goes, n = {n:,} (its profiler, 1 thread, {git_commit()}): "
+                 "op type, share of kernel time, nodes.", "", "| model | top op types |", "|---|---|"]
+        for name in args.models or MODELS:
+            shares = profile(name, n)
+            top = ", ".join(f"{op} {v['share']:.0%} ({v['nodes']})" for op, v in list(shares.items())[:6])
+            lines.append(f"| {name} | {top} |")
+            print(lines[-1], flush=True)
+        Path(args.out + "_profile.md").write_text("\n".join(lines) + "\n")
+        return
 
     import onnxruntime
     import pymc

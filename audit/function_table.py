@@ -23,8 +23,8 @@ names the row).
 - wrong specials: arguments where the result's NaN, infinity or zero is not the
   exact one's (should be 0 everywhere).
 
-Writes audit/results/function_accuracy.md and .json; the README's summary table is
-`summary()` of that run (one row per function, the worst band).
+Writes audit/results/function_accuracy.md (a summary, one row per function with its
+worst band, then every band) and .json; the README's known limits point to it.
 """
 
 from __future__ import annotations

@@ -64,18 +64,25 @@ def _pytensor_function(model, mode):
     return fn
 
 
-def _ort_function(model):
+def _session(cm, profile_prefix: str | None = None):
+    """onnxruntime on 1 thread (intra- and inter-op), at its default optimisation level."""
     import onnxruntime as ort
 
-    import ptonnx.pymc
-
-    cm = ptonnx.pymc.compile_logp(model)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    session = ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session, cm
+    if profile_prefix is not None:
+        options.enable_profiling = True
+        options.profile_file_prefix = profile_prefix
+    return ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def _ort_function(model):
+    import ptonnx.pymc
+
+    cm = ptonnx.pymc.compile_logp(model)
+    return _session(cm), cm
 
 
 def _timed(build):
@@ -148,8 +155,6 @@ def profile(name: str, n: int, runs: int = 50) -> dict:
     import collections
     import tempfile
 
-    import onnxruntime as ort
-
     import ptonnx.pymc
     from tests.pymc.models import MODELS
 
@@ -157,11 +162,7 @@ def profile(name: str, n: int, runs: int = 50) -> dict:
     cm = ptonnx.pymc.compile_logp(model)
     point = model.initial_point()
     feed = {k: np.asarray(point[k]) for k in cm.input_names}
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
-    options.enable_profiling = True
-    options.profile_file_prefix = str(Path(tempfile.mkdtemp()) / "ort")
-    session = ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = _session(cm, str(Path(tempfile.mkdtemp()) / "ort"))
     for _ in range(runs):
         session.run(None, feed)
     events = json.loads(Path(session.end_profiling()).read_text())

@@ -12,12 +12,14 @@ their float16/float32 references from SciPy in float64.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import numpy as np
 import pytensor.tensor as pt
 import scipy.special
 
+from audit import bessel_reference, special_reference
 from ptonnx.accuracy import FLOAT_DTYPES, Bound, bound
 
 #: The precision each dtype's reference is computed in.
@@ -196,6 +198,29 @@ BUILD = {
 
 BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "IntDiv", "Mod", "ArcTan2"})
 
+#: the Bessel functions (audit/bessel_reference.py); Ive, Jv, Kve take (order, x)
+BESSEL_UNARY = ("I0", "I1", "J0", "J1")
+ORDERED = frozenset({"Ive", "Jv", "Kve"})
+REFERENCE.update({op: functools.partial(bessel_reference.reference, op) for op in (*BESSEL_UNARY, *ORDERED)})
+BUILD.update({"I0": pt.i0, "I1": pt.i1, "J0": pt.j0, "J1": pt.j1, "Ive": pt.ive, "Jv": pt.jv, "Kve": pt.kve})
+BINARY = BINARY | ORDERED
+
+#: Erfinv, Erfcinv, PolyGamma (order, x) and OwensT (h, a) (audit/special_reference.py)
+REFERENCE.update({"Erfinv": special_reference.erfinv, "Erfcinv": special_reference.erfcinv,
+                  "PolyGamma": special_reference.polygamma, "OwensT": special_reference.owens_t})
+BUILD.update({"Erfinv": pt.erfinv, "Erfcinv": pt.erfcinv, "PolyGamma": pt.polygamma, "OwensT": pt.owens_t})
+BINARY = BINARY | {"PolyGamma", "OwensT"}
+#: op -> a function of the operands giving an absolute error its bound also accepts (its note says which)
+ABSOLUTE_FLOORS = {"PolyGamma": special_reference.polygamma_floor}
+#: ops whose operands are not all of the result's dtype: op -> the dtype of each
+INTEGER_OPERANDS = {"PolyGamma": ("int64", None)}
+
+
+def input_dtypes(op: str, dtype: str) -> tuple[str, ...]:
+    """The dtype of each operand when the result is `dtype` (PolyGamma's order is an integer)."""
+    fixed = INTEGER_OPERANDS.get(op, (None,) * arity(op))
+    return tuple(d or input_dtype(op, dtype) for d in fixed)
+
 
 def arity(op: str) -> int:
     return 2 if op in BINARY else 1
@@ -273,9 +298,11 @@ def scored(op: str, dtype: str, got, exact, args, b: Bound | None = None) -> np.
         with np.errstate(all="ignore"):
             spacing = np.abs(np.spacing(np.abs(np.asarray(args[0]).astype(dtype)))).astype(np.float64)
         floor = np.maximum(floor, b.atol_arg_ulp * spacing)
+    if op in ABSOLUTE_FLOORS:
+        floor = np.maximum(floor, ABSOLUTE_FLOORS[op](*args))
     ulps = np.where(np.isfinite(ulps) & (absolute <= floor), np.minimum(ulps, b.ulp), ulps)
     # IEEE 754: a signalling NaN operand is an invalid operation, so pow(1, sNaN) may be NaN
-    snan = np.any([signalling(a) for a in args], axis=0)
+    snan = np.any([signalling(a) for a in args if np.asarray(a).dtype.kind == "f"], axis=0)
     return np.where(snan & np.isnan(np.asarray(got)), 0.0, ulps)
 
 
@@ -342,6 +369,10 @@ def _near_ties(dtype, fi, rng, n):
 def hard_pairs(op: str, dtype: str, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Operand pairs where `op` is hard: cancellation, quotients near integers,
     products near overflow and underflow, powers near 1 and at their limits."""
+    if op in ORDERED:
+        return bessel_reference.hard_pairs(op, dtype, rng, n)
+    if op in ("PolyGamma", "OwensT"):
+        return special_reference.hard_pairs(op, dtype, rng, n)
     fi = np.finfo(dtype)
     ib = fi.maxexp
     x = np.ldexp(rng.uniform(0.5, 1.0, n), rng.integers(-8, 9, n)) * rng.choice([-1, 1], n)

@@ -40,15 +40,6 @@ def lgamma_about_two(terms: int = LGAMMA_TWO_TERMS) -> tuple[float, ...]:
         return (float(first),) + tuple(float((-1) ** k * (mpmath.zeta(k) - 1) / k) for k in range(2, terms + 1))
 
 
-if __name__ == "__main__":
-    print("LGAMMA_ABOUT_TWO =", lgamma_about_two())
-    print("DIGAMMA_ROOT =", digamma_root())
-    print("DIGAMMA_ROOT_TAYLOR = (")
-    for c in digamma_root_taylor():
-        print(f"    {c!r},")
-    print(")")
-
-
 # -- erfinv / erfcinv: float-grade starting values, fitted here (Chebyshev least squares) -----------
 #: erfinv(a) = a P(a**2) for 0 <= a <= 1/2 (P of degree 8 in t = 8 a**2 - 1)
 ERFINV_SMALL = (0.0, 0.25, 8)
@@ -90,3 +81,54 @@ def erfinv_small_start():
 
 def erfcinv_tail_start():
     return tuple(chebyshev_fit(_erfcinv_over_s, lo, hi, degree) for lo, hi, degree in ERFCINV_TAIL)
+
+
+# -- Owen's T: Gauss-Legendre nodes and weights on [0, 1] --------------------------------------------
+OWENS_T_NODES = 24
+
+
+def gauss_legendre_mp(n: int, prec: int = 200) -> tuple[list, list]:
+    """The n-point Gauss-Legendre rule on [0, 1] (nodes ascending, weights) as mpmath numbers,
+    by Newton's method on P_n at `prec` bits."""
+    with mpmath.workprec(prec):
+        nodes, weights = [], []
+        for i in range(n, 0, -1):
+            x = mpmath.cos(mpmath.pi * (i - mpmath.mpf(1) / 4) / (n + mpmath.mpf(1) / 2))
+            for _ in range(100):
+                step = mpmath.legendre(n, x) / (n * (x * mpmath.legendre(n, x) - mpmath.legendre(n - 1, x)) / (x * x - 1))
+                x -= step
+                if abs(step) < mpmath.mpf(2) ** (10 - prec):
+                    break
+            derivative = n * (x * mpmath.legendre(n, x) - mpmath.legendre(n - 1, x)) / (x * x - 1)
+            nodes.append((x + 1) / 2)
+            weights.append(1 / ((1 - x * x) * derivative * derivative))
+        return nodes, weights
+
+
+def gauss_legendre(n: int = OWENS_T_NODES) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The n-point Gauss-Legendre rule on [0, 1], rounded to doubles."""
+    nodes, weights = gauss_legendre_mp(n)
+    return tuple(float(v) for v in nodes), tuple(float(v) for v in weights)
+
+
+# -- Bessel functions: the first zeros of J0 and J1, the Taylor series of 1/Gamma(1+z) ------------------
+def bessel_j_zeros(order: int, count: int = 2) -> tuple[tuple[float, float], ...]:
+    """The first `count` positive zeros of J_order, each as a double and the double nearest its remainder."""
+    with mpmath.workprec(200):
+        zeros = [mpmath.besseljzero(order, k) for k in range(1, count + 1)]
+        return tuple((float(z), float(z - float(z))) for z in zeros)
+
+
+def rgamma_taylor(terms: int) -> tuple[float, ...]:
+    """c_k of 1/Gamma(1+z) = sum c_k z**k, k < terms (Temme's Gamma1 and Gamma2 for K_mu)."""
+    with mpmath.workprec(200):
+        return tuple(float(c) for c in mpmath.taylor(lambda z: 1 / mpmath.gamma(1 + z), 0, terms - 1))
+
+
+if __name__ == "__main__":
+    print("LGAMMA_ABOUT_TWO =", lgamma_about_two())
+    print("DIGAMMA_ROOT =", digamma_root())
+    print("DIGAMMA_ROOT_TAYLOR = (")
+    for c in digamma_root_taylor():
+        print(f"    {c!r},")
+    print(")")

@@ -125,6 +125,36 @@ BY_OP: dict[str, Bound] = {
     "Psi": Bound(32.0, atol=4e-15, note="relative near its positive zero (a Taylor series there); absolute near the negative zeros"),
     "TriGamma": Bound(8.0, note="every term of the recurrence and series positive"),
     "Erfcx": Bound(16.0, note="Cephes' rational functions from 1 on, the asymptotic series from 50, exp(x**2) erfc(x) below 1 (erfc's 11 ulp near 1)"),
+    "Erfinv": Bound(8.0, note="a fitted start and one Halley step on erf(y) - x below 1/2, on erfc(y) - (1 - x) "
+                    "(1 - x exact) or log erfc(y) - log(1 - x) above: erf's own error, doubled near x = 0.84"),
+    "Erfcinv": Bound(8.0, note="as Erfinv: -erfinv(q - 1) for 1/2 <= q <= 3/2, the log erfc residual for small q "
+                     "(relative down to the subnormals: erfcinv(5e-324) = 27.2)"),
+    "PolyGamma": Bound(32.0, atol=4e-15, domain="orders 0 <= n <= 170 (NaN above, where n! overflows)",
+                       note="orders 0 to 170 (NaN above: n! overflows); n = 0 is Psi; else n! zeta(n + 1, x) by ten "
+                       "terms and Euler-Maclaurin; x < 0 by the reflection: relative for odd n, for even n near the "
+                       "zeros absolute, within 2e-15 n! zeta(n + 1, 1 - x)"),
+    "OwensT": Bound(32.0, note="24-point Gauss-Legendre below ah = 8.6, Q(h)/2 above, Owen's identity for abs(a) > 1 "
+                    "(cancels at most 4x): relative also where T is tiny (SciPy's Patefield-Tandy is absolute)"),
+    "I0": Bound(4.0, note="Cephes' Chebyshev expansions of exp(-x) I0(x); exp(x) as two halves from 700 (finite up to 713.98)"),
+    "I1": Bound(16.0, note="Cephes' Chebyshev expansions, as I0 (14 ulp near 8, where Clenshaw's sum meets the end of "
+                "its interval); odd (I1(-0) = -0)"),
+    "J0": Bound(8.0, atol=2.5e-16, note="Cephes' (x - r1)(x - r2) R(x**2) below 5, each zero as two doubles (relative at the "
+                "first zero, 2.405); Hankel's form beyond with the phase reduced exactly: near the zeros from 5.52 on "
+                "absolute, within 6e-16 sqrt(2/(pi x))"),
+    "J1": Bound(8.0, atol=2.5e-16, note="as J0: relative up to 5 (first zero 3.832), near the zeros from 7.016 on within "
+                "6e-16 sqrt(2/(pi x))"),
+    "Ive": Bound(4096.0, domain="orders v >= 0 and integer orders (negative non-integer ones: see the note)",
+                 note="exp(-abs(x)) I_v(x): Cephes' i0e/i1e at orders 0 and 1 (11 ulp); below order 25 a power series, or "
+                 "Debye's expansion at 25 recurring down: 40 ulp; from 25 on Debye's expansion, whose exponent's rounding "
+                 "costs about 4 ulp per unit of ln(result) in magnitude (as SciPy's AMOS). A negative non-integer order "
+                 "adds (2/pi) sin(v pi) K_v: near the zeros of I_-v absolute, within 2e-15 of exp(-x) I_v(x)"),
+    "Jv": Bound(128.0, atol=1e-15, domain="integer orders n, -100 <= n <= 100 (other orders give NaN)",
+                note="integer orders from -100 to 100 (others give NaN): J0, J1; a power series up to 1, Miller's algorithm "
+                "below the turning point x = n (relative: 128 ulp), the forward recurrence beyond (near the zeros "
+                "absolute: within n 6e-17 of the envelope)"),
+    "Kve": Bound(4096.0, note="exp(x) K_v(x): Cephes' k0e/k1e and the closed forms at 1/2, 3/2, else Temme's series, "
+                 "the trapezoidal rule and Hankel's expansion for orders mu in [-1/2, 1/2], then the recurrence upwards: "
+                 "30 ulp below order 25; from 25 on Debye's expansion: about 4 ulp per unit of ln(result) in magnitude"),
 }
 
 #: (IR op, dtype) -> a bound that differs from the op's in that dtype

@@ -51,6 +51,7 @@ def test_what_only_pytensor_2_has_is_the_listed_names(listed, installed):
 def test_readme_table_is_current(monkeypatch):
     monkeypatch.setattr(op_table, "LIFTERS", default_install_lifters())
     monkeypatch.setattr(op_table, "scalar_op_classes", default_install_scalar_op_classes)
+    monkeypatch.setattr(op_table, "SPECIAL", {c: r for c, r in op_table.SPECIAL.items() if c in default_install_scalar_op_classes()})
     diff = op_table.stale_diff()
     assert not diff, f"README's op table is stale: run `{op_table.COMMAND}` (under the default install)\n{diff}"
 
@@ -65,7 +66,8 @@ def test_every_lifted_op_class_and_scalar_op_is_named(section):
     for cls in default_install_lifters():
         assert f"`{cls.__name__}`" in lifted, f"{cls.__name__} is missing from README's op table"
     for name in supported_scalar_ops():
-        assert f"`{name}` " in lifted, f"scalar op {name} is missing from README's op table"
+        if not (PYTENSOR_2 and name in PYTENSOR_2_ONLY_SCALAR_OPS):  # 2.38's Iv: lifted there, not in 3.0
+            assert f"`{name}` " in lifted, f"scalar op {name} is missing from README's op table"
 
 
 def test_every_scalar_op_of_pytensor_is_lifted_or_refused_with_a_reason(section):

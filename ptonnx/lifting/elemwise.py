@@ -86,10 +86,25 @@ SCALAR_OPS: dict[type, str] = {
     psm.Gamma: "Gamma",
     psm.Psi: "Psi",
     psm.TriGamma: "TriGamma",
+    psm.Erfinv: "Erfinv",
+    psm.Erfcinv: "Erfcinv",
+    psm.PolyGamma: "PolyGamma",
+    psm.Owens_t: "OwensT",
+    psm.I0: "I0",
+    psm.I1: "I1",
+    psm.J0: "J0",
+    psm.J1: "J1",
+    psm.Ive: "Ive",
+    psm.Jv: "Jv",
+    psm.Kve: "Kve",
 }
 
 #: scalar ops lifted by a rule of their own rather than one IR op
 SPECIAL: dict[type, object] = {}
+
+#: scalar ops outside PyTensor known by the SciPy function their `nfunc_spec` names (PyMC's
+#: I0e and I1e, in the Rice distribution's logp): that function -> the order of Ive it is
+SCALED_BESSEL = {"scipy.special.i0e": 0.0, "scipy.special.i1e": 1.0}
 
 
 def _special(*classes):
@@ -108,9 +123,8 @@ REFUSED_SCALAR_OPS: dict[str, str] = {
     "Real": _COMPLEX, "Imag": _COMPLEX, "Angle": _COMPLEX, "Complex": _COMPLEX, "Conj": _COMPLEX,
     "ComplexFromPolar": _COMPLEX,
     **dict.fromkeys((
-        "Erfinv", "Erfcinv", "Owens_t", "PolyGamma",
-        "GammaInc", "GammaIncC", "GammaIncInv", "GammaIncCInv", "GammaU", "GammaL", "Jv", "J1", "J0", "I1", "I0",
-        "Ive", "Iv", "Kve", "BetaInc", "BetaIncInv", "Hyp2F1", "ScalarLoop", "Grad2F1Loop",
+        "GammaInc", "GammaIncC", "GammaIncInv", "GammaIncCInv", "GammaU", "GammaL",
+        "BetaInc", "BetaIncInv", "Hyp2F1", "ScalarLoop", "Grad2F1Loop",
     ), _PENDING),
 }
 #: base classes no graph holds an instance of
@@ -146,6 +160,11 @@ def lift_scalar(ctx, scalar_op, inputs: list[Value], out_dtypes: list[str], name
     if special is not None:
         return special(ctx, scalar_op, inputs, out_dtypes, names, where)
     ir_op = _lookup(SCALAR_OPS, scalar_op)
+    scaled_bessel = SCALED_BESSEL.get((getattr(scalar_op, "nfunc_spec", None) or ("",))[0])
+    if ir_op is None and scaled_bessel is not None and len(inputs) == 1:
+        (dtype,) = out_dtypes
+        order = Value.constant(np.asarray(scaled_bessel, dtype=dtype))
+        return [_apply(ctx, "Ive", [order, ctx.cast(inputs[0], dtype)], dtype, names[0])]
     if ir_op is None:
         reason = next((REFUSED_SCALAR_OPS[c.__name__] for c in type(scalar_op).__mro__ if c.__name__ in REFUSED_SCALAR_OPS), None)
         raise UnsupportedOpError(f"Elemwise{{{scalar_op}}}", where, supported_scalar_ops(), family="scalar ops", reason=reason)
@@ -229,6 +248,18 @@ def _lift_clip(ctx, scalar_op, inputs, out_dtypes, names, where):
     below, above = ctx.op("Less", x, lo), ctx.op("Greater", x, hi)
     upper = _apply(ctx, "Where", [above, hi, x], dtype, None)
     return [_apply(ctx, "Where", [below, lo, upper], dtype, names[0])]
+
+
+@_special(*[c for c in (getattr(psm, "Iv", None),) if c is not None])  # pytensor 2.x; 3.0 builds ive * exp(|x|)
+def _lift_iv(ctx, scalar_op, inputs, out_dtypes, names, where):
+    """I_v(x) = Ive(v, x) exp(|x|), the exponential as two halves (I_v is finite up to 713.98, exp(|x|)
+    overflows from 709.78); at ±inf 1 / Ive, whose zero carries the sign (-0.0 for odd orders at -inf)."""
+    v, x = inputs
+    (dtype,) = out_dtypes
+    scaled = _apply(ctx, "Ive", [v, x], dtype, None)
+    half = ctx.op("Exp", ctx.op("Mul", ctx.op("Abs", ctx.cast(x, dtype)), Value.constant(np.asarray(0.5, dtype))))
+    product = ctx.op("Mul", ctx.op("Mul", scaled, half), half)
+    return [_apply(ctx, "Where", [ctx.op("IsInf", ctx.cast(x, dtype)), ctx.op("Reciprocal", scaled), product], dtype, names[0])]
 
 
 #: comparison class -> IR op

@@ -80,7 +80,7 @@ def where(cond: Ex, a, b, like: Ex | None = None) -> Ex:
     return Ex(ref.ctx, emit_where(ref.ctx, cond.name, a.name, b.name, ref.dtype), ref.dtype)
 
 
-def select(x: Ex, *cases, otherwise) -> Ex:
+def select(*cases, otherwise: Ex) -> Ex:
     """The first case (cond, value) whose cond holds, else `otherwise` (whose zero sign is kept)."""
     result = otherwise
     for cond, value in reversed(cases):

@@ -42,6 +42,8 @@ ORDERED = frozenset({"ReduceMax", "ReduceMin", "ArgMax", "Sort"})
 VIA_FLOAT64 = frozenset({
     "Tan", "ArcSin", "ArcCos", "ArcTan", "ArcTan2", "Sinh", "Cosh", "ArcSinh", "ArcCosh", "ArcTanh",
     "Exp2", "Log2", "Log10", "Log1mexp", "Erfc", "Erfcx", "GammaLn", "Gamma", "Psi", "TriGamma",
+    "Erfinv", "Erfcinv", "PolyGamma", "OwensT",
+    "I0", "I1", "J0", "J1", "Ive", "Jv", "Kve",
 })
 #: (IR ops the rule covers, None for every op that computes; operand dtypes; compute dtype); first match wins
 COMPUTE_DTYPES = (

@@ -22,8 +22,20 @@ from hypothesis import strategies as st
 
 import ptonnx
 from audit.accuracy_reference import (
-    HAVE_FLOAT64_REFERENCE, arity, build, hard_inputs, hard_pairs, input_dtype, reference, scored, step, thresholds,
+    HAVE_FLOAT64_REFERENCE,
+    ORDERED,
+    arity,
+    build,
+    hard_inputs,
+    hard_pairs,
+    input_dtype,
+    input_dtypes,
+    reference,
+    scored,
+    step,
+    thresholds,
 )
+from audit.special_reference import POLYGAMMA_ORDERS
 from ptonnx.accuracy import BY_OP, bound, resolution, table
 from tests.conftest import run_at_every_level
 
@@ -55,7 +67,7 @@ def test_every_float_op_has_a_bound():
 def _compiled(op: str, dtype: str):
     import pytensor.tensor as pt
 
-    variables = [pt.vector(f"x{i}", dtype=input_dtype(op, dtype)) for i in range(arity(op))]
+    variables = [pt.vector(f"x{i}", dtype=d) for i, d in enumerate(input_dtypes(op, dtype))]
     return ptonnx.compile_function(variables, [build(op, dtype, *variables)])
 
 
@@ -122,13 +134,53 @@ def extreme_pairs(draw, op: str, dtype: str, n: int = BATCH):
     return [np.concatenate([a, a, ha]), np.concatenate([b, rng.permutation(a), hb])]
 
 
+#: the Bessel functions: mpmath references (1-15 ms a value), so smaller batches, in every dtype
+BESSEL = frozenset({"I0", "I1", "J0", "J1"}) | ORDERED
+BESSEL_BATCH = {"float16": 384, "float32": 384, "float64": 192}
+
+
+@st.composite
+def order_pairs(draw, op: str, dtype: str, n: int):
+    """(order, x): orders of the op's stated domain (audit/bessel_reference.orders, and a few NaN,
+    ±inf, 0, ±1, 1/2, 25) with extreme arguments, and pairs where the lowerings' regions meet."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = rng.permutation(draw(extreme_batch(dtype, n)))[:n]
+    v, _ = hard_pairs(op, dtype, rng, x.size)
+    edges = {"Jv": [np.nan, 0.0, -0.0, 1.0, -1.0, 100.0, -100.0], "Ive": [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, 1.0, -1.0, 25.0, 25.5],
+             "Kve": [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 1.0, 25.0, -25.5]}[op]
+    v = np.where(rng.random(x.size) < 0.1, rng.choice(np.array(edges, dtype=dtype), x.size), v)
+    hv, hx = hard_pairs(op, dtype, rng, n // 2)
+    return [np.concatenate([v, hv]), np.concatenate([x, hx])]
+
+
+#: PolyGamma's reference is mpmath's psi (at 100 bits and more where the reflection cancels):
+#: smaller batches; so is OwensT's exp and erfc for every pair: both take few batches in every dtype
+POLYGAMMA_BATCH = {"float16": 256, "float32": 256, "float64": 256}
+
+
+@st.composite
+def polygamma_pairs(draw, dtype: str, n: int):
+    """(order, x): orders of the stated domain (0..170) with extreme x, and hard pairs."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    x = rng.permutation(draw(extreme_batch(dtype, n)))[:n]
+    order = rng.choice(POLYGAMMA_ORDERS, x.size)
+    ho, hx = hard_pairs("PolyGamma", dtype, rng, n)
+    return [np.concatenate([order, ho]), np.concatenate([x, hx])]
+
+
 @pytest.mark.parametrize(("op", "dtype"), list(_params(SAMPLED)))
 def test_meets_its_bound_on_extreme_values(op, dtype):
-    strategy = extreme_values(op, dtype) if arity(op) == 1 else extreme_pairs(op, dtype)
+    if op == "PolyGamma":
+        strategy = polygamma_pairs(dtype, POLYGAMMA_BATCH[dtype])
+    elif op in BESSEL:
+        n = BESSEL_BATCH[dtype]
+        strategy = order_pairs(op, dtype, n) if op in ORDERED else extreme_values(op, dtype, n)
+    else:
+        strategy = extreme_values(op, dtype) if arity(op) == 1 else extreme_pairs(op, dtype)
 
     # no shrinking: a failure already prints its five worst values; the special functions'
     # float64 reference is mpmath (slow): fewer batches (the audit sweeps densely)
-    special = ptonnx.ir.get_schema(op).family == "special" and dtype == "float64"
+    special = ptonnx.ir.get_schema(op).family == "special" and (dtype == "float64" or op in BESSEL | {"PolyGamma", "OwensT"})
     examples = {"max_examples": min(4, settings().max_examples)} if special else {}
 
     @settings(phases=(Phase.explicit, Phase.generate), report_multiple_bugs=False, **examples)

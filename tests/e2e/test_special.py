@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 import ptonnx
 from tests.conftest import assert_same, check_like_pytensor, run_at_every_level
+from tests.e2e import bessel_cases as bessel
+from tests.e2e import special_cases as more
 
 
 def _gamma_underflow_sign(x: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -65,6 +67,15 @@ CASES = {
                   departure=_gamma_underflow_sign),
     "Psi": Case(pt.psi, (0.0, -0.0, 1.0, 1.4616321449683622, 1.2, 1.8, 10.0, -0.5, -1.0, -1.5, -2.5, 1e-300, 1e300), (-30.0, 30.0)),
     "TriGamma": Case(pt.tri_gamma, (0.0, -0.0, 1.0, 0.5, 10.0, -0.5, -1.0, -2.5, 1e-300, 1e300), (-30.0, 30.0), lowest=-1e4),
+    **{op: Case(bessel.BUILD[op], bessel.POINTS + zeros, (-30.0, 30.0), departure=bessel.departure(op))
+       for op, zeros in (("I0", ()), ("I1", ()), ("J0", bessel.J0_ZEROS), ("J1", bessel.J1_ZEROS))},
+    **{op: Case(bessel.with_orders(op), bessel.POINTS + bessel.J1_ZEROS, (-30.0, 60.0), departure=bessel.departure(op))
+       for op in ("Ive", "Jv", "Kve")},
+    "Erfinv": Case(pt.erfinv, more.ERFINV_POINTS, (-1.0, 1.0), departure=more.DEPARTURES["Erfinv"]),
+    "Erfcinv": Case(pt.erfcinv, more.ERFCINV_POINTS, (0.0, 2.0), departure=more.DEPARTURES["Erfcinv"]),
+    "PolyGamma": Case(more.polygamma_with_orders, more.POLYGAMMA_POINTS, (-10.0, 30.0), departure=more.DEPARTURES["PolyGamma"],
+                      lowest=-1e4),
+    "OwensT": Case(more.owens_t_with_a, more.OWENS_T_POINTS, (-10.0, 10.0), departure=more.DEPARTURES["OwensT"]),
 }
 
 EDGES = (np.inf, -np.inf, np.nan)
@@ -106,7 +117,7 @@ def test_matches_pytensor(op, dtype):
 def test_integer_inputs_are_converted_as_pytensor_does(op):
     x = pt.vector("x", dtype="int64")
     values = np.array([0, 1, -1, 5, -30, 2**62, -(2**63), 2**63 - 1], dtype="int64")
-    check_like_pytensor([x], [CASES[op].build(x)], [values])
+    check_like_pytensor([x], [CASES[op].build(x)], [values], compare=_compare(CASES[op], values.astype("float64")))
 
 
 @given(st.sampled_from(sorted(CASES)), st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=20))
@@ -146,6 +157,7 @@ TAILS = [
     ("arctanh(1e-300)", pt.arctanh, 1e-300, 1e-300, 1e-16),
     ("sinh(710)", pt.sinh, 710.0, _mp(mpmath.sinh, 710.0), 1e-15),
     ("tan(1.5707963267948966)", pt.tan, np.pi / 2, _mp(mpmath.tan, np.pi / 2), 1e-15),
+    *more.tails(),
 ]
 
 
@@ -162,3 +174,34 @@ def test_size_zero_and_unknown_dims(op):
     x = pt.matrix("x", dtype="float64", shape=(None, None))
     for shape in [(0, 3), (3, 0), (2, 3)]:
         check_like_pytensor([x], [CASES[op].build(x)], [np.linspace(-3.3, 3.7, int(np.prod(shape))).reshape(shape)])
+
+
+def test_polygamma_reference_reflection_is_mpmaths_psi():
+    """audit/special_reference.py's reflection formula (for x < 0) against mpmath's own psi at 1200 bits."""
+    from audit.special_reference import _polygamma_one
+
+    for n, x in [(1, -0.5), (2, -2.5), (4, -0.49977397564859133), (7, -3.3), (20, -1.25), (50, -762.5)]:
+        with mpmath.workprec(1200):
+            exact = mpmath.psi(n, mpmath.mpf(x))
+        assert abs(float(_polygamma_one(float(n), x)) / float(exact) - 1) < 1e-16, (n, x)
+
+
+@pytest.mark.parametrize(("dtype", "orders"), [
+    ("bool", [0, 1]), ("int8", [-128, -1, 0, 1, 2, 5, 127]), ("uint8", [0, 3, 170, 171, 255]),
+    ("int64", [-(2**63), -5, 6, 170, 171, 2**63 - 1]), ("uint64", [0, 2, 2**63, 2**64 - 1]),
+])
+def test_polygamma_orders_of_every_integer_dtype(dtype, orders):
+    """Any integer (or bool) order at run time: 0..170 as exact (mpmath), NaN outside, where n!
+    overflows (SciPy: NaN or ±inf there) or n < 0 (SciPy: NaN)."""
+    from audit.special_reference import polygamma as exact
+
+    n, x = pt.vector("n", dtype=dtype), pt.dvector("x")
+    args = np.array([0.5, 2.5, -2.5, -0.3, 1e3])
+    ns, xs = np.repeat(np.array(orders, dtype=dtype), args.size), np.tile(args, len(orders))
+    valid = (ns.astype(np.float64) >= 0) & (ns.astype(np.float64) <= 170)
+    expected = np.full(xs.shape, np.nan)
+    with np.errstate(over="ignore"):
+        expected[valid] = exact(ns[valid].astype(np.float64), xs[valid].astype(np.longdouble)).astype(np.float64)
+    cm = ptonnx.compile_function([n, x], [pt.polygamma(n, x)])
+    for level, (got,) in run_at_every_level(cm, ns, xs).items():
+        np.testing.assert_allclose(got, expected, rtol=1e-14, err_msg=level)

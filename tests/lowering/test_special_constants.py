@@ -16,3 +16,35 @@ def test_digamma_root_and_its_taylor_series():
 
 def test_lgamma_series_about_two():
     np.testing.assert_array_equal(gamma.LGAMMA_ABOUT_TWO, exact.lgamma_about_two(len(gamma.LGAMMA_ABOUT_TWO)))
+
+
+def test_bessel_zeros_and_the_reciprocal_gamma_series():
+    from ptonnx.lowering.special import bessel_j, bessel_temme
+
+    assert bessel_j.J0_ZEROS == exact.bessel_j_zeros(0)
+    assert bessel_j.J1_ZEROS == exact.bessel_j_zeros(1)
+    np.testing.assert_array_equal(bessel_temme.RGAMMA_TAYLOR, exact.rgamma_taylor(len(bessel_temme.RGAMMA_TAYLOR)))
+
+
+def test_erfinv_starts_gauss_legendre_rule_and_cot_derivative_table():
+    """Erfinv's fitted starts (a least-squares fit: equal to rounding), Owen's T's quadrature rule,
+    and PolyGamma's table of pi**s P_n / n! (P_n: cot's derivative polynomials) against mpmath."""
+    import mpmath
+
+    from audit import special_reference
+    from ptonnx.lowering.special import erfinv, owens_t, polygamma
+
+    (centre, half), coefficients = exact.erfinv_small_start()
+    assert (centre, half) == erfinv.ERFINV_SMALL[:2]
+    np.testing.assert_allclose(erfinv.ERFINV_SMALL[2], coefficients, rtol=1e-9, atol=1e-15)
+    for (centre, half, stored), ((c, h), fitted) in zip(erfinv.ERFCINV_TAIL, exact.erfcinv_tail_start()):
+        assert (centre, half) == (c, h)
+        np.testing.assert_allclose(stored, fitted, rtol=1e-9, atol=1e-15)
+    assert (owens_t.NODES, owens_t.WEIGHTS) == exact.gauss_legendre()
+    table = polygamma.reflection_table()
+    with mpmath.workprec(200):
+        for n in (2, 4, 10, 50, 170):
+            p = special_reference._cot_derivative(n)
+            row = [float(mpmath.pi ** (n + 1) * c / mpmath.factorial(n)) for c in p[1::2]]
+            np.testing.assert_allclose(table[n // 2 - 1, : len(row)], row, rtol=2e-16)
+            assert not table[n // 2 - 1, len(row):].any()

@@ -6,8 +6,15 @@ Lowering composes each from ops onnxruntime runs in float64 (lowering/special/).
 
 from __future__ import annotations
 
-from ptonnx.ir.ops.elementwise import UNARY, declare
-from ptonnx.ir.types import FLOAT_DTYPES
+from ptonnx.ir.ops.elementwise import (
+    BINARY,
+    UNARY,
+    declare,
+    elementwise_semantics,
+    elementwise_type_rule,
+)
+from ptonnx.ir.schema import define
+from ptonnx.ir.types import FLOAT_DTYPES, INT_DTYPES
 
 
 def _scipy(name: str, *leading):
@@ -28,8 +35,30 @@ SPECIAL: dict[str, tuple] = {
     "Gamma": ("gamma", UNARY, "Gamma(a) (NaN at negative integers, ±inf at ±0)"),
     "Psi": ("psi", UNARY, "digamma: d/da log Gamma(a)"),
     "TriGamma": (("polygamma", 1), UNARY, "d**2/da**2 log Gamma(a)"),
+    "Erfinv": ("erfinv", UNARY, "the inverse of erf (±inf at ±1, NaN beyond)"),
+    "Erfcinv": ("erfcinv", UNARY, "the inverse of erfc (inf at 0, -inf at 2, NaN outside [0, 2])"),
+    "OwensT": ("owens_t", BINARY, "Owen's T function T(a, b): a bivariate normal probability"),
+    "I0": ("i0", UNARY, "modified Bessel function of the first kind, order 0 (even)"),
+    "I1": ("i1", UNARY, "modified Bessel function of the first kind, order 1 (odd)"),
+    "J0": ("j0", UNARY, "Bessel function of the first kind, order 0"),
+    "J1": ("j1", UNARY, "Bessel function of the first kind, order 1"),
+    "Ive": ("ive", BINARY, "exp(-|b|) I_a(b): the scaled modified Bessel function of the first kind of real order a"),
+    "Jv": ("jv", BINARY, "J_a(b): the Bessel function of the first kind of order a (lowered for integer orders |a| <= 100)"),
+    "Kve": ("kve", BINARY, "exp(b) K_a(b): the scaled modified Bessel function of the second kind of real order a"),
 }
 
 for _name, (_fn, _inputs, _doc) in SPECIAL.items():
     _scipy_fn = _scipy(*_fn) if isinstance(_fn, tuple) else _scipy(_fn)
     declare(_name, _scipy_fn, _inputs, "T", FLOAT_DTYPES, _doc, family="special")
+
+#: polygamma's order is an integer (PyTensor requires a discrete dtype; bool counts as 0/1)
+define(
+    "PolyGamma",
+    inputs=("a: I", "b: T"),
+    outputs=("out: T",),
+    dtypes={"I": INT_DTYPES | {"bool"}, "T": FLOAT_DTYPES},
+    type_rule=elementwise_type_rule(("I", "T"), "T"),
+    semantics=elementwise_semantics(_scipy("polygamma"), ("I", "T"), "T"),
+    family="special",
+    doc="psi^(a)(b): the a-th derivative of digamma, for integer order a (NaN for a < 0)",
+)

@@ -25,7 +25,19 @@ from __future__ import annotations
 import math
 
 from ptonnx.lowering.elementwise import with_zero_sign
-from ptonnx.lowering.expr import Ex, exp, floor, log, log1p, polyval, polyval1, raw_sin, round_even, unary_emitter, where
+from ptonnx.lowering.expr import (
+    Ex,
+    exp,
+    floor,
+    log,
+    log1p,
+    polyval,
+    polyval1,
+    raw_sin,
+    round_even,
+    unary_emitter,
+    where,
+)
 from ptonnx.lowering.registry import emits
 
 #: Cephes lgam: Stirling's series of lgamma (in 1/x**2, times 1/x), and lgamma(2 + t) = t B(t)/C(t)
@@ -84,13 +96,13 @@ DIGAMMA_ASYMPTOTIC = (1 / 12, -691 / 32760, 1 / 132, -1 / 240, 1 / 252, -1 / 120
 TRIGAMMA_ASYMPTOTIC = (7 / 6, -691 / 2730, 5 / 66, -1 / 30, 1 / 42, -1 / 30, 1 / 6)
 
 
-def _reduced_fraction(x: Ex) -> tuple[Ex, Ex]:
+def reduced_fraction(x: Ex) -> tuple[Ex, Ex]:
     """(k, r): k = round(x), r = x - k exactly, |r| <= 1/2."""
     k = round_even(x)
     return k, x - k
 
 
-def _sin_pi(r: Ex) -> Ex:
+def sin_pi(r: Ex) -> Ex:
     """sin(pi r) for |r| <= 1/2: onnxruntime's Sin is accurate there, but for tiny
     arguments (30 ulp off below 2**-26, where sin(a) rounds to a)."""
     a = r * math.pi
@@ -138,8 +150,8 @@ def lgamma_positive(x: Ex) -> Ex:
 def lgamma(x: Ex) -> Ex:
     negative = x < 0.0
     positive = lgamma_positive(abs(x))  # -x is exact (1 - x is not: its rounding costs ~x psi(x) ulp)
-    _, r = _reduced_fraction(x)
-    s = abs(_sin_pi(r))
+    _, r = reduced_fraction(x)
+    s = abs(sin_pi(r))
     reflected = where(s.eq(0.0), math.inf, (LOG_PI - log(s * abs(x))) - positive)  # poles; |x| >= 2**52 too
     result = where(negative, reflected, positive)
     result = where(abs(x) < TINY, -log(abs(x)), result)  # pi x is inexact for subnormal x; inf at ±0
@@ -168,8 +180,8 @@ def gamma(x: Ex) -> Ex:
     negative = x < 0.0
     a, b = gamma_factors(abs(x))  # -x is exact, 1 - x is not
     positive = where(x > MAX_GAMMA, math.inf, a * b)  # inf / inf beyond it
-    k, r = _reduced_fraction(x)
-    s = _sin_pi(r)
+    k, r = reduced_fraction(x)
+    s = sin_pi(r)
     signed_sin = where(_odd(k), -s, s)  # sin(pi x) = (-1)**k sin(pi r)
     # Gamma(x) Gamma(-x) = -pi / (x sin(pi x)); below -190 it has underflowed: a signed zero
     quotient = (-math.pi / x) / signed_sin
@@ -204,9 +216,9 @@ def digamma_positive(x: Ex) -> Ex:
 def digamma(x: Ex) -> Ex:
     negative = x < 0.0
     positive = digamma_positive(where(negative, 1.0 - x, x))
-    _, r = _reduced_fraction(x)
-    cos_pi_r = _sin_pi(0.5 - abs(r))  # exact argument: cos(pi r) without pi/2's rounding
-    reflected = positive - math.pi * cos_pi_r / _sin_pi(r)
+    _, r = reduced_fraction(x)
+    cos_pi_r = sin_pi(0.5 - abs(r))  # exact argument: cos(pi r) without pi/2's rounding
+    reflected = positive - math.pi * cos_pi_r / sin_pi(r)
     result = where(negative, reflected, positive)
     result = where(abs(x) < TINY, -1.0 / x - EULER, result)  # ∓inf at ±0, as SciPy
     pole = negative & r.eq(0.0)  # negative integers and -inf: NaN, as SciPy
@@ -220,8 +232,8 @@ def trigamma(x: Ex) -> Ex:
     w = 1.0 / (y * y)
     asymptotic = (1.0 + (0.5 + polyval(w, TRIGAMMA_ASYMPTOTIC) / y) / y) / y  # 0 at +inf
     positive = asymptotic + total
-    _, r = _reduced_fraction(x)
-    s = _sin_pi(r)
+    _, r = reduced_fraction(x)
+    s = sin_pi(r)
     reflected = math.pi**2 / (s * s) - positive  # inf at the poles
     result = where(negative, reflected, positive)
     return where(x.eq(-math.inf), math.inf, result)  # SciPy's polygamma(1, -inf)

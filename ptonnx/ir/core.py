@@ -317,3 +317,18 @@ class Graph:
         from ptonnx.ir.printer import print_graph
 
         return print_graph(self)
+
+
+def bodies(node: Node) -> list[Graph]:
+    """The graphs `node` owns (a loop's body), in attribute order: passes, `verify`
+    and the printer walk into them."""
+    return [v for v in node.attrs.values() if isinstance(v, Graph)]
+
+
+def nested_graphs(graph: Graph) -> list[Graph]:
+    """Every graph owned by a node of `graph`, at any depth (outermost first)."""
+    found = []
+    for node in graph:
+        for body in bodies(node):
+            found += [body, *nested_graphs(body)]
+    return found

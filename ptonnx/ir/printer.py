@@ -19,6 +19,8 @@ def format_value(v: Value) -> str:
 
 
 def _format_attr(value) -> str:
+    if hasattr(value, "inputs") and hasattr(value, "outputs"):  # a body graph: printed after its node
+        return f"<graph {value.name}>"
     return repr(value) if isinstance(value, str) else str(value)
 
 
@@ -50,7 +52,11 @@ def describe_source(node: Node) -> str:
 def print_graph(graph: Graph) -> str:
     sig = ", ".join(f"{format_value(v)}: {v.type}" for v in graph.inputs)
     lines = [f"graph {graph.name}({sig}) {{"]
-    lines += [f"  {format_node(n)}" for n in graph]
+    for n in graph:
+        lines.append(f"  {format_node(n)}")
+        from ptonnx.ir.core import bodies
+
+        lines += ["    " + line for body in bodies(n) for line in print_graph(body).splitlines()]
     lines.append("  return " + ", ".join(format_value(v) for v in graph.outputs))
     lines.append("}")
     return "\n".join(lines)

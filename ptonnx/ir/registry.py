@@ -97,9 +97,9 @@ def disallowed_dtypes(node) -> list[tuple[str, str, frozenset]]:
     """(type variable, dtype, allowed dtypes) for each variable ONNX does not allow in that dtype."""
     schema = get_schema(node.op)
     return [
-        (var, dtype, schema.constraints.get(var, frozenset({var})))
+        (var, dtype, schema.allowed(var))
         for var, dtype in target_dtypes(node).items()
-        if dtype not in schema.constraints.get(var, frozenset({var}))
+        if dtype not in schema.allowed(var)
     ]
 
 

@@ -13,7 +13,8 @@ define(
 ```
 
 A type variable names which inputs and outputs share a dtype; a dtype name as
-the variable means exactly that dtype. Ranks are static in the IR (as in
+the variable means exactly that dtype; `each` on a variadic port gives every
+value there a variable of its own (any dtype: a loop's state of mixed dtypes). Ranks are static in the IR (as in
 PyTensor), so what decides a rank (axes, perm) is an attribute; what is a size
 or a bound (shapes, split sizes, slice bounds, pads) is an int64 input, as in
 opset 18, so values computed at run time can reach it. A type rule gets the
@@ -37,6 +38,8 @@ TypeRule = Callable[[Sequence[TensorType], Mapping[str, Any]], list[TensorType]]
 #: semantics(*input arrays, **attributes) -> output array, or tuple of arrays
 Semantics = Callable[..., Any]
 REQUIRED = attrs.NOTHING
+#: the type variable of a variadic port whose values each have their own (`"*state: each"`)
+EACH = "each"
 
 #: the traits an op may have, and what reads each
 TRAITS = {
@@ -75,7 +78,8 @@ def _expand(op: str, ports: tuple[Port, ...], n: int, what: str) -> tuple[str, .
         raise TypeRuleError(f"{op} takes at least {len(fixed) + 1} {what}, got {n}")
     out: list[str] = []
     for p in ports:
-        out += [p.var] * (n - len(fixed) if p.variadic else 1)
+        count = n - len(fixed) if p.variadic else 1
+        out += [f"{p.name}[{k}]" for k in range(count)] if p.var == EACH else [p.var] * count
     return tuple(out)
 
 
@@ -138,6 +142,12 @@ class OpSchema:
             groups.setdefault(var, []).append(t.dtype)
         return {var: promote(*dts) for var, dts in groups.items()}
 
+    def allowed(self, var: str) -> frozenset[str]:
+        """The dtypes type variable `var` may be (a dtype name is itself; an `each` variable any)."""
+        if var in self.constraints:
+            return self.constraints[var]
+        return ALL_DTYPES if "[" in var else frozenset({var})
+
     def has(self, trait: str) -> bool:
         return trait in self.traits
 
@@ -165,8 +175,10 @@ def define(
     for ports, what in ((in_ports, "inputs"), (out_ports, "outputs")):
         if sum(p.variadic for p in ports) > 1:
             raise IRError(f"{name}: at most one variadic port among its {what}")
+        if any(p.var == EACH and not p.variadic for p in ports):
+            raise IRError(f"{name}: `{EACH}` is for variadic ports only")
     for var in {p.var for p in in_ports + out_ports}:
-        if var not in dtypes and var not in ALL_DTYPES:
+        if var not in dtypes and var not in ALL_DTYPES and var != EACH:
             raise IRError(f"{name}: type variable {var!r} has no entry in `dtypes`")
     names = {p.name for p in in_ports}
     for r in reads:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ptonnx.errors import IRError, TypeRuleError, VerificationError
-from ptonnx.ir.core import GRAPH_OUTPUT, Graph
+from ptonnx.ir.core import GRAPH_OUTPUT, Graph, bodies
 from ptonnx.ir.printer import format_node
 from ptonnx.ir.registry import get_schema, infer_types, unification_problems
 
@@ -43,6 +43,11 @@ def verify(graph: Graph, *, unified: bool = False) -> None:
                 if user is not GRAPH_OUTPUT and (user.graph is not graph or user.inputs[j] is not out):
                     raise VerificationError(f"{line}\n  output {i} records a stale use by {user!r}")
             defined.add(out)
+        for body in bodies(node):
+            try:
+                verify(body, unified=unified)
+            except VerificationError as exc:
+                raise VerificationError(f"{line}\n  in its body {body.name!r}: {exc}") from None
         try:
             expected = infer_types(node.op, node.inputs, node.attrs)
         except TypeRuleError as exc:

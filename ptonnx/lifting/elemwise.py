@@ -124,7 +124,7 @@ REFUSED_SCALAR_OPS: dict[str, str] = {
     "ComplexFromPolar": _COMPLEX,
     **dict.fromkeys((
         "GammaInc", "GammaIncC", "GammaIncInv", "GammaIncCInv", "GammaU", "GammaL",
-        "BetaInc", "BetaIncInv", "Hyp2F1", "ScalarLoop", "Grad2F1Loop",
+        "BetaInc", "BetaIncInv", "Hyp2F1",
     ), _PENDING),
 }
 #: base classes no graph holds an instance of
@@ -296,6 +296,16 @@ def _lift_comparison(ctx, scalar_op, inputs, out_dtypes, names, where):
 
 @_special(ps.Composite)
 def _lift_composite(ctx, scalar_op, inputs, out_dtypes, names, where):
+    results = lift_inner_graph(ctx, scalar_op, inputs, where)
+    for value, name in zip(results, names):
+        if name and value.producer is not None and value.name is None:
+            value.name = name
+    return results
+
+
+def lift_inner_graph(ctx, scalar_op, inputs: list[Value], where) -> list[Value]:
+    """The outputs of the scalar graph of `scalar_op` (a Composite, a ScalarLoop's body)
+    applied to `inputs`, its nodes lifted into `ctx`."""
     inner = scalar_op.fgraph
     env = dict(zip(inner.inputs, inputs))
 
@@ -305,7 +315,7 @@ def _lift_composite(ctx, scalar_op, inputs, out_dtypes, names, where):
         if isinstance(var, ps.ScalarConstant):
             env[var] = Value.constant(np.asarray(var.data, dtype=var.type.dtype))
             return env[var]
-        raise LiftingError(f"Composite {scalar_op} at {where}: inner variable {var} has no definition")
+        raise LiftingError(f"{scalar_op} at {where}: inner variable {var} has no definition")
 
     for apply in inner.toposort():
         outs = lift_scalar(
@@ -317,11 +327,7 @@ def _lift_composite(ctx, scalar_op, inputs, out_dtypes, names, where):
             where,
         )
         env.update(zip(apply.outputs, outs))
-    results = [get(o) for o in inner.outputs]
-    for value, name in zip(results, names):
-        if name and value.producer is not None and value.name is None:
-            value.name = name
-    return results
+    return [get(o) for o in inner.outputs]
 
 
 #: PyTensor's message when an elementwise op would broadcast a dim it does not know is 1

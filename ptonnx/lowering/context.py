@@ -33,6 +33,14 @@ class LowerContext:
         #: node name -> what a failed run-time check there means (written to the model's metadata)
         self.checks: dict[str, dict[str, str]] = {}
 
+    def child(self) -> LowerContext:
+        """A context for a body graph: its own nodes and value names, but one namespace and
+        one set of initializers with this one (a body reads them from the outer scope)."""
+        body = LowerContext()
+        body.initializers, body._taken, body._counters = self.initializers, self._taken, self._counters
+        body._small_consts, body.checks = self._small_consts, self.checks
+        return body
+
     def unique(self, hint: str) -> str:
         hint = hint or "v"
         if hint not in self._taken:

@@ -102,6 +102,11 @@ def emit_where(ctx, node, inputs):
         if ctx.producer_op(cond) == "Not":
             cond = ctx.emit1("Xor", [cond, ctx.const(np.array(False))])
         return where(ctx, cond, a, b, dtype)
+    return where_keeping_zero_sign(ctx, cond, a, b, dtype)
+
+
+def where_keeping_zero_sign(ctx, cond: str, a: str, b: str, dtype: str) -> str:
+    """cond ? a : b for two float values that may both be -0.0 (see `emit_where`)."""
     selected = where(ctx, cond, a, b, dtype)
     negative_zero = ctx.emit1("Or", [
         ctx.emit1("And", [cond, _negative_zero(ctx, a, dtype)]),

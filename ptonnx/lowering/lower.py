@@ -89,6 +89,38 @@ def check_lowerable(graph: Graph) -> None:
             )
 
 
+def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
+    """Emit every node of `graph` (its inputs already named in `ctx`); returns the renames
+    that give emitted values their IR names (`_name_outputs` applies them)."""
+    readable: dict[str, str] = {}  # a name an emitter made -> the IR value's name
+    for node in graph:
+        start = len(ctx.nodes)
+        produced = EMITTERS[node.op](ctx, node, [ctx.name_of(v) for v in node.inputs])
+        if len(produced) != len(node.outputs):
+            raise LoweringError(f"{format_node(node)}\n  its emitter gave {len(produced)} names for {len(node.outputs)} outputs")
+        fresh = {o for n in ctx.nodes[start:] for o in n.output}
+        for v, n in zip(node.outputs, produced):
+            ctx.bind(v, n)
+            if v.name and n in fresh and n not in readable:
+                readable[n] = ctx.unique(v.name)
+    return readable
+
+
+def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint: str = "body_out") -> tuple[list, list[str]]:
+    """The nodes and output names of a body graph, its inputs bound to `input_names` (body inputs
+    of the ONNX subgraph, or outer-scope names it reads). Each output gets a fresh name written
+    by a body node, as ONNX wants of a subgraph's outputs."""
+    check_lowerable(graph)
+    body = ctx.child()
+    for v, n in zip(graph.inputs, input_names):
+        body.bind(v, n)
+    out_names = [body.unique(f"{out_hint}_{i}") for i in range(len(graph.outputs))]
+    body.rename(emit_nodes(body, graph))
+    for v, want in zip(graph.outputs, out_names):
+        body.emit("Identity", [body.name_of(v)], [want])
+    return body.nodes, out_names
+
+
 def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=None) -> onnx.ModelProto:
     """`graph` as an ONNX model.
 
@@ -107,26 +139,26 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
         inputs.append(_value_info(n, v))
 
     out_names = _claim_output_names(ctx, graph, output_names)
-    readable: dict[str, str] = {}  # a name an emitter made -> the IR value's name
-    for node in graph:
-        start = len(ctx.nodes)
-        produced = EMITTERS[node.op](ctx, node, [ctx.name_of(v) for v in node.inputs])
-        if len(produced) != len(node.outputs):
-            raise LoweringError(f"{format_node(node)}\n  its emitter gave {len(produced)} names for {len(node.outputs)} outputs")
-        fresh = {o for n in ctx.nodes[start:] for o in n.output}
-        for v, n in zip(node.outputs, produced):
-            ctx.bind(v, n)
-            if v.name and n in fresh and n not in readable:
-                readable[n] = ctx.unique(v.name)
-    _name_outputs(ctx, graph, out_names, readable)
+    _name_outputs(ctx, graph, out_names, emit_nodes(ctx, graph))
     outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names)]
 
-    read = {name for node in ctx.nodes for name in node.input}
+    read = _names_read(ctx.nodes)
     initializers = [t for t in ctx.initializers if t.name in read]  # an emitter may drop an optional input
     model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc)
     for key, text in checks_metadata(ctx).items():
         model.metadata_props.add(key=key, value=text)
     return model
+
+
+def _names_read(nodes) -> set[str]:
+    """Every value name the nodes read, in their body graphs too (which read outer names)."""
+    read = set()
+    for node in nodes:
+        read.update(node.input)
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                read |= _names_read(attribute.g.node)
+    return read
 
 
 def _model(nodes, name, inputs, outputs, initializers, doc) -> onnx.ModelProto:

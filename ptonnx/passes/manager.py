@@ -9,6 +9,7 @@ import attrs
 
 from ptonnx.errors import PassError, VerificationError
 from ptonnx.ir import Graph, verify
+from ptonnx.ir.core import nested_graphs
 from ptonnx.passes.base import Pass, PassResult
 from ptonnx.passes.constant_folding import ConstantFolding
 from ptonnx.passes.dce import DeadCodeElimination
@@ -119,7 +120,7 @@ class PassManager:
             before = len(graph)
             start = time.perf_counter()
             try:
-                result = p.run(graph)
+                result = _run_nested(p, graph)
             except Exception as exc:
                 exc.add_note(f"while running pass {p.name!r} (after: {', '.join(ran) or 'none'})")
                 raise
@@ -141,6 +142,25 @@ class PassManager:
                 except VerificationError as exc:
                     raise PassError(f"pass {p.name!r} left an invalid graph (passes run: {', '.join(ran)}):\n{exc}") from exc
         return report
+
+
+def _run_nested(p: Pass, graph: Graph):
+    """Run `p` on `graph`, then on every body its nodes own (a pass sees one graph at a
+    time); the results add up. A body's interface is its node's contract: it must hold."""
+    result = p.run(graph)
+    if not isinstance(result, PassResult):
+        return result
+    details = dict(result.details)
+    modified, rewrites = result.modified, result.rewrites
+    for body in nested_graphs(graph):
+        interface = _interface(body)
+        inner = p.run(body)
+        if _interface(body) != interface:
+            raise PassError(f"pass {p.name!r} changed the inputs or outputs of the body graph {body.name!r}")
+        modified, rewrites = modified or inner.modified, rewrites + inner.rewrites
+        for key, n in inner.details.items():
+            details[key] = details.get(key, 0) + n if isinstance(n, int) else n
+    return PassResult(modified, rewrites, details)
 
 
 def _interface(graph: Graph) -> tuple:

@@ -1,0 +1,143 @@
+"""PyTensor's ScalarLoop (the loops its gradients of gammainc, betainc and hyp2f1
+build) as an ONNX Loop: per-element trip counts and stopping, mixed-dtype state,
+broadcast constants, the ends of the range, against PyTensor at every
+onnxruntime level, for the plain and the ONNX mode's rewritten graph."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.scalar as ps
+import pytensor.tensor as pt
+import pytest
+from pytensor.scalar.loop import ScalarLoop
+from pytensor.tensor.elemwise import Elemwise
+
+import ptonnx
+from ptonnx.errors import VerificationError
+from ptonnx.ir import Graph, verify
+from ptonnx.lifting import lift
+from tests.conftest import check_like_pytensor, check_onnx_matches_pytensor
+
+EDGES = np.array([0.0, -0.0, 1.0, -1.5, 5e-324, -2.2e-308, 1e-300, 1e300, -1.7e308, np.inf, -np.inf, np.nan, 7.25])
+
+
+def _geometric_until():
+    """x <- x * c + 1 until x > 100 (a while loop: each element stops on its own)."""
+    x, c = ps.float64("x"), ps.float64("c")
+    new = x * c + 1
+    return ScalarLoop(init=[x], update=[new], constant=[c], until=new > 100)
+
+
+def _harmonic_counter(dtype="float64"):
+    """k <- k + 1, s <- s + a / (k + 1): a for loop with an int32 and a float state."""
+    k, s, a = ps.int32("k"), ps.ScalarType(dtype)("s"), ps.ScalarType(dtype)("a")
+    return ScalarLoop(init=[k, s], update=[k + 1, s + a / ps.cast(k + 1, dtype)], constant=[a])
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 200, -3])
+def test_while_loop_stops_each_element_on_its_own(n):
+    steps, x, c = pt.iscalar("steps"), pt.dvector("x"), pt.dvector("c")
+    out, done = Elemwise(_geometric_until())(steps, x, c)
+    xs = np.concatenate([EDGES, EDGES[::-1]])
+    cs = np.concatenate([np.full(EDGES.size, 1.1), EDGES])
+    check_like_pytensor([steps, x, c], [out, done], [np.int32(n), xs, cs])
+
+
+def test_while_loop_broadcasts_its_inputs():
+    steps, x, c = pt.ivector("steps"), pt.dmatrix("x"), pt.dscalar("c")
+    out, done = Elemwise(_geometric_until())(steps, x, c)
+    check_like_pytensor([steps, x, c], [out, done], [np.array([0, 5, 500], np.int32), np.array([[0.5, -0.0, 99.0]] * 2), np.float64(2.0)])
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0)])
+def test_loop_of_no_elements(shape):
+    steps, x, c = pt.iscalar("steps"), pt.tensor("x", dtype="float64", shape=(None,) * len(shape)), pt.dscalar("c")
+    out, done = Elemwise(_geometric_until())(steps, x, c)
+    check_like_pytensor([steps, x, c], [out, done], [np.int32(9), np.zeros(shape), np.float64(2.0)])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_for_loop_with_mixed_state_and_per_element_counts(dtype):
+    steps, k, s, a = pt.ivector("steps"), pt.ivector("k"), pt.tensor("s", dtype=dtype, shape=(None, None)), pt.scalar("a", dtype=dtype)
+    o1, o2 = Elemwise(_harmonic_counter(dtype))(steps, k, s, a)
+    # (PyTensor's Python evaluation raises OverflowError for k + 1 beyond int8 (its constant 1 is int8): the C code does not)
+    values = [np.array([0, 3, 40], np.int32), np.array([0, 100, -7], np.int32),
+              np.array([[0.0, -0.0, 1.5], [np.inf, np.nan, -3.0]], dtype), np.asarray(2.0, dtype)]
+    check_like_pytensor([steps, k, s, a], [o1, o2], values)
+
+
+def test_for_loop_refuses_a_negative_count_as_pytensor_does():
+    steps, k, s, a = pt.ivector("steps"), pt.ivector("k"), pt.dvector("s"), pt.dscalar("a")
+    outs = Elemwise(_harmonic_counter())(steps, k, s, a)
+    raised = check_like_pytensor([steps, k, s, a], list(outs), [np.array([2, -1], np.int32), np.zeros(2, np.int32), np.zeros(2), np.float64(1)])
+    assert isinstance(raised, ValueError)
+
+
+def test_body_with_special_functions():
+    """A body like PyTensor's gammainc gradient: psi, gammaln, log1p, exp, converging terms."""
+    total, term_log, k, x = ps.float64("total"), ps.float64("g"), ps.float64("k"), ps.float64("x")
+    term = ps.exp(k * ps.log(x) - term_log) * ps.psi(k + 1)
+    loop = ScalarLoop(init=[total, term_log, k], update=[total + term, term_log + ps.log1p(k), k + 1],
+                      constant=[x], until=abs(term) <= 1e-12)
+    kv, xv = pt.dvector("k"), pt.dvector("x")
+    out = Elemwise(loop)(np.int32(100_000), pt.zeros_like(kv), pt.gammaln(kv + 1), kv, xv)
+    ks = np.array([0.5, 1.0, 3.0, 20.0, 1e-3, 150.0])
+    xs = np.array([0.1, 1.0, 2.5, 30.0, 1e-300, 100.0])
+    check_like_pytensor([kv, xv], list(out), [ks, xs])
+
+
+def _nested_reference(x, c):
+    """The nested loop below, element by element in Python. (PyTensor's Python evaluation
+    of a loop inside a loop's body is wrong: it gives 0.5, 0.5, 0, 0.5 here; its C code
+    gives these numbers.)"""
+    out = []
+    for acc, cc in zip(x, c):
+        for _ in range(4):
+            for _ in range(50):
+                acc = acc * cc + 1
+                if acc > 100:
+                    break
+            acc = acc * 0.5
+        out.append(acc)
+    return [np.array(out)]
+
+
+def test_nested_loops():
+    """A loop whose body runs another loop."""
+    inner = _geometric_until()
+    acc, c = ps.float64("acc"), ps.float64("c")
+    inner_out, _ = inner(np.int32(50), acc, c)
+    outer = ScalarLoop(init=[acc], update=[inner_out * 0.5], constant=[c])
+    x, cv = pt.dvector("x"), pt.dvector("c")
+    out = Elemwise(outer)(np.int32(4), x, cv)
+    values = [np.array([1.0, -0.0, 50.0, np.nan, 1e300]), np.array([2.0, 1.5, 0.5, 3.0, -1e10])]
+    check_onnx_matches_pytensor([x, cv], [out], values, reference=_nested_reference)
+
+
+def test_the_body_is_verified_printed_and_unified():
+    steps, x, c = pt.iscalar("steps"), pt.dvector("x"), pt.dvector("c")
+    out, done = Elemwise(_geometric_until())(steps, x, c)
+    cm = ptonnx.compile_function([steps, x, c], [out, done])
+    text = str(cm.ir)
+    assert "ScalarLoop" in text and "graph " in text.split("ScalarLoop", 1)[1], text
+    (loop,) = [n for n in cm.ir if n.op == "ScalarLoop"]
+    body = loop.attrs["body"]
+    assert all(v.dtype == "float64" for n in body for v in n.inputs if n.op in ("Add", "Greater")), body  # int8 constants unified
+    verify(cm.ir, unified=True)
+    broken = Graph("broken")
+    broken.add_input(body.inputs[0].type)
+    broken.set_outputs([])
+    loop.attrs["body"] = broken
+    with pytest.raises(VerificationError, match="ScalarLoop"):
+        verify(cm.ir)
+
+
+def test_lifted_graph_keeps_the_loop_as_one_node():
+    steps, x, c = pt.iscalar("steps"), pt.dvector("x"), pt.dvector("c")
+    out, done = Elemwise(_geometric_until())(steps, x, c)
+    from pytensor.graph.fg import FunctionGraph
+
+    graph = lift(FunctionGraph([steps, x, c], [out, done], clone=False))
+    counts = graph.op_counts()
+    assert counts["ScalarLoop"] == 1
+    assert counts.get("Mul", 0) == 0  # the body's ops live in the body

@@ -117,14 +117,22 @@ class LowerContext:
         """Rename node-produced values everywhere they appear (for the graph's output names)."""
         if not renames:
             return
-        for node in self.nodes:
-            for field in (node.input, node.output):
-                for i, n in enumerate(field):
-                    if n in renames:
-                        field[i] = renames[n]
+        _rename_in(self.nodes, renames)
         self._produced = {renames.get(n, n) for n in self._produced}
         self._op_of = {renames.get(n, n): op for n, op in self._op_of.items()}
         self._names = {v: renames.get(n, n) for v, n in self._names.items()}
 
     def emit1(self, op_type: str, inputs: list[str], hint: str | None = None, out: str | None = None, **attributes) -> str:
         return self.emit(op_type, inputs, [out] if out else 1, hint, **attributes)[0]
+
+
+def _rename_in(nodes, renames: dict[str, str]) -> None:
+    """Rename in the nodes' inputs and outputs, and in their body graphs (which read outer names)."""
+    for node in nodes:
+        for field in (node.input, node.output):
+            for i, n in enumerate(field):
+                if n in renames:
+                    field[i] = renames[n]
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                _rename_in(attribute.g.node, renames)

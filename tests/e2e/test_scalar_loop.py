@@ -43,6 +43,14 @@ def test_while_loop_stops_each_element_on_its_own(n):
     check_like_pytensor([steps, x, c], [out, done], [np.int32(n), xs, cs])
 
 
+def test_loop_reading_a_value_that_is_also_an_output():
+    """The body reads `c` from the outer scope; `c` is also a model output, renamed as one."""
+    steps, x, c = pt.iscalar("steps"), pt.dvector("x"), pt.dvector("c")
+    scaled = pt.exp(c)
+    out, done = Elemwise(_geometric_until())(steps, x, scaled)
+    check_like_pytensor([steps, x, c], [out, scaled, done], [np.int32(30), np.array([1.0, 2.0, -0.0]), np.array([0.5, 0.0, -3.0])])
+
+
 def test_while_loop_broadcasts_its_inputs():
     steps, x, c = pt.ivector("steps"), pt.dmatrix("x"), pt.dscalar("c")
     out, done = Elemwise(_geometric_until())(steps, x, c)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto, helper
 
+from ptonnx.ir.nan_flow import FALSE, NAN, sure_values
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.elementwise import where, where_keeping_zero_sign
@@ -32,6 +33,49 @@ def _any(ctx, flags: str) -> str:
     return ctx.emit1("Greater", [count, ctx.const(np.array(0, np.int64))])
 
 
+def _poisoning_inputs(node) -> list[int]:
+    """Body inputs that, once NaN, stay NaN, keep `until` false and make every used result
+    NaN (`ptonnx.ir.nan_flow`): an element with such a NaN has its outcome settled."""
+    body, n_state, is_while = node.attrs["body"], node.attrs["n_state"], node.attrs["is_while"]
+    used = [i for i in range(n_state) if node.outputs[i].num_uses]
+    if any(body.inputs[i].dtype not in FLOAT_DTYPES for i in used):
+        return []
+    found = []
+    for j, v in enumerate(body.inputs):
+        if v.dtype not in FLOAT_DTYPES:
+            continue
+        sure = sure_values(body, {j})
+        if (j >= n_state or sure[j] == NAN) and (not is_while or sure[-1] == FALSE) and all(sure[i] == NAN for i in used):
+            found.append(j)
+    return found
+
+
+def _any_nan(ctx, names: list[str]) -> str | None:
+    flags = [ctx.emit1("IsNaN", [n]) for n in names]
+    return None if not flags else flags[0] if len(flags) == 1 else _fold(ctx, "Or", flags)
+
+
+def _fold(ctx, op: str, names: list[str]) -> str:
+    result = names[0]
+    for n in names[1:]:
+        result = ctx.emit1(op, [result, n])
+    return result
+
+
+def _stuck_emitter(sub, node, poisons: list[int], constant_nan: str | None):
+    """state -> where an element's outcome is settled: a poisoning input is NaN and so is
+    every used result already (they stay so: the loop may leave the element)."""
+    n_state = node.attrs["n_state"]
+    used = [i for i in range(n_state) if node.outputs[i].num_uses]
+
+    def stuck(state: list[str]) -> str:
+        causes = [sub.emit1("IsNaN", [state[j]]) for j in poisons if j < n_state]
+        cause = _fold(sub, "Or", causes + ([constant_nan] if constant_nan else []))
+        return _fold(sub, "And", [cause, *(sub.emit1("IsNaN", [state[i]]) for i in used)])
+
+    return stuck
+
+
 def emit_scalar_loop(ctx, node, inputs):
     from ptonnx.lowering.lower import lower_body
 
@@ -47,15 +91,21 @@ def emit_scalar_loop(ctx, node, inputs):
     if is_while:
         carried.append(ctx.emit1("ConstantOfShape", [ctx.emit1("Shape", [state[0]])], value=helper.make_tensor("f", TensorProto.BOOL, [1], [False])))
 
+    poisons = _poisoning_inputs(node)
+    constant_nan = _any_nan(ctx, [args[j] for j in poisons if j >= n_state])
+
     sub = ctx.child()
     trip, cond_in = sub.unique("trip"), sub.unique("cond_in")
     state_in = [sub.unique(f"state{i}_in") for i in range(n_state)]
     done_in = sub.unique("done_in") if is_while else None
     nodes, outs = lower_body(sub, body, state_in + constants, out_hint="step")
     sub.nodes.extend(nodes)
+    stuck = _stuck_emitter(sub, node, poisons, constant_nan)
     active = sub.emit1("Less", [trip, steps])
     if is_while:
         active = sub.emit1("And", [active, sub.emit1("Not", [done_in])])
+    if poisons:
+        active = sub.emit1("And", [active, sub.emit1("Not", [stuck(state_in)])])
     new_state = []
     for i, (v, new, old) in enumerate(zip(body.inputs, outs, state_in)):
         pick = where_keeping_zero_sign if v.dtype in FLOAT_DTYPES else where
@@ -64,8 +114,14 @@ def emit_scalar_loop(ctx, node, inputs):
     if is_while:
         done = sub.emit1("Or", [done_in, sub.emit1("And", [active, outs[-1]])], hint="done_out")
         following = sub.emit1("Less", [sub.emit1("Add", [trip, sub.const(np.array(1, np.int64))]), steps])
-        cond_out = _any(sub, sub.emit1("And", [following, sub.emit1("Not", [done])]))
+        going = sub.emit1("And", [following, sub.emit1("Not", [done])])
+        if poisons:
+            going = sub.emit1("And", [going, sub.emit1("Not", [stuck(new_state)])])
+        cond_out = _any(sub, going)
         results.append(done)
+    elif poisons:
+        following = sub.emit1("Less", [sub.emit1("Add", [trip, sub.const(np.array(1, np.int64))]), steps])
+        cond_out = _any(sub, sub.emit1("And", [following, sub.emit1("Not", [stuck(new_state)])]))
     else:
         cond_out = sub.emit1("Identity", [cond_in])
     value_info = lambda name, dtype, shape=None: helper.make_tensor_value_info(name, onnx_dtype(dtype), shape)  # noqa: E731

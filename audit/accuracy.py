@@ -30,7 +30,9 @@ from audit.accuracy_reference import (
     build,
     hard_inputs,
     hard_pairs,
+    in_domain,
     input_dtype,
+    input_dtypes,
     reference,
     scored,
     thresholds,
@@ -70,7 +72,8 @@ def unary_sweep(dtype: str, rng: np.random.Generator, size=DENSE) -> np.ndarray:
 
 
 def binary_sweep(op: str, dtype: str, rng: np.random.Generator, size=DENSE) -> tuple[np.ndarray, np.ndarray]:
-    """Random pairs from the unary sweep, pairs of moderate values, every pair of thresholds, hard pairs."""
+    """Random pairs from the unary sweep, pairs of moderate values, every pair of thresholds, hard pairs,
+    moved into the op's stated domain (`accuracy_reference.DOMAINS`: e.g. Jv's integer orders)."""
     n = size["pairs"]
     pool = unary_sweep(dtype, rng, size)
     edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0], dtype=dtype)
@@ -80,6 +83,7 @@ def binary_sweep(op: str, dtype: str, rng: np.random.Generator, size=DENSE) -> t
     ha, hb = hard_pairs(op, dtype, rng, n)
     a = np.concatenate([rng.choice(pool, n), moderate(n), sa, ha])
     b = np.concatenate([rng.choice(pool, n), moderate(n), sb, hb])
+    a, b = in_domain(op, dtype, a, b)
     return a, b
 
 
@@ -108,9 +112,9 @@ def compiled(op: str, dtype: str):
 
     import ptonnx
 
-    variables = [pt.vector(f"x{i}", dtype=input_dtype(op, dtype)) for i in range(arity(op))]
+    variables = [pt.vector(f"x{i}", dtype=d) for i, d in enumerate(input_dtypes(op, dtype))]
     out = build(op, dtype, *variables)
-    assert out.dtype == dtype, f"{op} of {input_dtype(op, dtype)} gives {out.dtype}"
+    assert out.dtype == dtype, f"{op} of {input_dtypes(op, dtype)} gives {out.dtype}"
     cm = ptonnx.compile_function(variables, [out])
     runs = {level: (lambda c: lambda *a: c(*a)[0])(cm.with_session_options(session_options(level))) for level in LEVELS}
     runs["PyTensor"] = pytensor.function(variables, out, mode=Mode(linker="py", optimizer=None))

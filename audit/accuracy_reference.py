@@ -19,7 +19,7 @@ import numpy as np
 import pytensor.tensor as pt
 import scipy.special
 
-from audit import bessel_reference, special_reference
+from audit import bessel_reference, gamma_inc_reference, special_reference
 from ptonnx.accuracy import FLOAT_DTYPES, Bound, bound
 
 #: The precision each dtype's reference is computed in.
@@ -210,10 +210,18 @@ REFERENCE.update({"Erfinv": special_reference.erfinv, "Erfcinv": special_referen
                   "PolyGamma": special_reference.polygamma, "OwensT": special_reference.owens_t})
 BUILD.update({"Erfinv": pt.erfinv, "Erfcinv": pt.erfcinv, "PolyGamma": pt.polygamma, "OwensT": pt.owens_t})
 BINARY = BINARY | {"PolyGamma", "OwensT"}
+#: the incomplete gamma functions (audit/gamma_inc_reference.py), operands (a, x)
+REFERENCE.update({"GammaInc": gamma_inc_reference.gammainc, "GammaIncC": gamma_inc_reference.gammaincc,
+                  "GammaL": gamma_inc_reference.gamma_lower, "GammaU": gamma_inc_reference.gamma_upper})
+BUILD.update({"GammaInc": pt.gammainc, "GammaIncC": pt.gammaincc, "GammaL": pt.gammal, "GammaU": pt.gammau})
+BINARY = BINARY | set(gamma_inc_reference.OPS)
 #: op -> a function of the operands giving an absolute error its bound also accepts (its note says which)
 ABSOLUTE_FLOORS = {"PolyGamma": special_reference.polygamma_floor}
 #: ops whose operands are not all of the result's dtype: op -> the dtype of each
 INTEGER_OPERANDS = {"PolyGamma": ("int64", None)}
+#: op -> (operands) -> the operands moved into the domain its Bound states (orders: Jv's integers
+#: |n| <= 100, PolyGamma's 0..170, Ive's without negative non-integers)
+DOMAINS = {**bessel_reference.DOMAINS, **special_reference.DOMAINS}
 
 
 def input_dtypes(op: str, dtype: str) -> tuple[str, ...]:
@@ -222,8 +230,22 @@ def input_dtypes(op: str, dtype: str) -> tuple[str, ...]:
     return tuple(d or input_dtype(op, dtype) for d in fixed)
 
 
+def in_domain(op: str, dtype: str, *arrays) -> list[np.ndarray]:
+    """`arrays` moved into `op`'s stated domain (`DOMAINS`), each of its operand's dtype."""
+    moved = DOMAINS.get(op, lambda *a: a)(*arrays)
+    with np.errstate(all="ignore"):
+        return [np.asarray(a).astype(d) for a, d in zip(moved, input_dtypes(op, dtype))]
+
+
+#: three-operand ops: outside the unary/binary sweep, measured by their own tests (BetaInc: tests/e2e/test_betainc.py)
+TERNARY = frozenset({"BetaInc", "BetaIncInv"})
+
+#: four-operand ops, likewise (Hyp2F1: tests/e2e/test_hyp2f1.py)
+QUATERNARY = frozenset({"Hyp2F1"})
+
+
 def arity(op: str) -> int:
-    return 2 if op in BINARY else 1
+    return 4 if op in QUATERNARY else 3 if op in TERNARY else 2 if op in BINARY else 1
 
 
 def input_dtype(op: str, dtype: str) -> str:
@@ -373,6 +395,8 @@ def hard_pairs(op: str, dtype: str, rng: np.random.Generator, n: int) -> tuple[n
         return bessel_reference.hard_pairs(op, dtype, rng, n)
     if op in ("PolyGamma", "OwensT"):
         return special_reference.hard_pairs(op, dtype, rng, n)
+    if op in gamma_inc_reference.OPS:
+        return gamma_inc_reference.hard_pairs(op, dtype, rng, n)
     fi = np.finfo(dtype)
     ib = fi.maxexp
     x = np.ldexp(rng.uniform(0.5, 1.0, n), rng.integers(-8, 9, n)) * rng.choice([-1, 1], n)

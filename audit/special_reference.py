@@ -30,6 +30,7 @@ import numpy as np
 import scipy.special
 
 from audit.special_constants import gauss_legendre_mp
+from ptonnx.lowering.special.polygamma import MAX_ORDER
 
 
 def _hi(value) -> np.longdouble:
@@ -203,6 +204,17 @@ def owens_t(h: np.ndarray, a: np.ndarray) -> np.ndarray:
 # -- hard operands ----------------------------------------------------------------------------------
 #: the orders the PolyGamma checks draw from (its bound holds for 0 <= n <= 170)
 POLYGAMMA_ORDERS = np.array([0, 1, 2, 3, 4, 5, 6, 7, 10, 20, 50, 100, 170])
+
+
+def _polygamma_orders(order, x):
+    """Any operand -> an order 0..170 (its magnitude's remainder by 171, truncated; NaN and inf -> 0)."""
+    with np.errstate(all="ignore"):
+        folded = np.trunc(np.fmod(np.abs(np.where(np.isfinite(order), order, 0)), MAX_ORDER + 1))
+    return folded.astype(np.int64), x
+
+
+#: op -> (first operand, x) -> the pair moved into the domain ptonnx.accuracy states (audit/accuracy.py)
+DOMAINS = {"PolyGamma": _polygamma_orders}
 
 
 def hard_pairs(op: str, dtype: str, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -97,6 +97,13 @@ SCALAR_OPS: dict[type, str] = {
     psm.Ive: "Ive",
     psm.Jv: "Jv",
     psm.Kve: "Kve",
+    psm.GammaInc: "GammaInc",
+    psm.GammaIncC: "GammaIncC",
+    psm.GammaU: "GammaU",
+    psm.GammaL: "GammaL",
+    psm.BetaInc: "BetaInc",
+    psm.BetaIncInv: "BetaIncInv",
+    psm.Hyp2F1: "Hyp2F1",
 }
 
 #: scalar ops lifted by a rule of their own rather than one IR op
@@ -123,8 +130,7 @@ REFUSED_SCALAR_OPS: dict[str, str] = {
     "Real": _COMPLEX, "Imag": _COMPLEX, "Angle": _COMPLEX, "Complex": _COMPLEX, "Conj": _COMPLEX,
     "ComplexFromPolar": _COMPLEX,
     **dict.fromkeys((
-        "GammaInc", "GammaIncC", "GammaIncInv", "GammaIncCInv", "GammaU", "GammaL",
-        "BetaInc", "BetaIncInv", "Hyp2F1",
+        "GammaIncInv", "GammaIncCInv",
     ), _PENDING),
 }
 #: base classes no graph holds an instance of

@@ -48,7 +48,12 @@ def _params(cases):
         yield pytest.param(op, dtype, id=f"{op}-{dtype}")
 
 
-CASES = [(op, dtype) for op, dtype, _ in table() if not (op == "Cast" and dtype == "float64")]
+#: the incomplete gamma functions' mpmath reference takes seconds a point at extreme pairs: they are
+#: checked against SciPy (with mpmath where SciPy is wrong) in tests/e2e/test_special.py, and densely
+#: by `python -m audit.accuracy --ops GammaInc,GammaIncC,GammaL,GammaU`
+SLOW_REFERENCE = frozenset({"GammaInc", "GammaIncC", "GammaL", "GammaU"})
+CASES = [(op, dtype) for op, dtype, _ in table()
+         if not (op == "Cast" and dtype == "float64") and arity(op) <= 2 and op not in SLOW_REFERENCE]
 EXHAUSTIVE = [(op, dtype) for op, dtype in CASES if input_dtype(op, dtype) == "float16" and arity(op) == 1]
 SAMPLED = [(op, dtype) for op, dtype in CASES if (op, dtype) not in EXHAUSTIVE]
 

@@ -13,6 +13,7 @@ import pytest
 
 import ptonnx
 from audit import bessel_reference
+from audit.accuracy_reference import errors
 from ptonnx.errors import LoweringError
 from tests.conftest import assert_same, check_like_pytensor, run_at_every_level
 from tests.e2e import bessel_cases as bessel
@@ -123,6 +124,45 @@ def test_ive_negative_non_integer_orders_absolute_near_the_zeros():
     scale = _mp(lambda v, t: mpmath.besseli(-v, t) * mpmath.exp(-t), orders, x)
     for got in _run(pt.ive, orders, x):
         assert (np.abs(got - exact) / scale).max() <= 2e-15
+
+
+#: (order, x): large negative non-integer orders, where I_-v ~ (2/pi) sin(v pi) K_v is finite while
+#: Kve(-v, x) overflows (ive(-386.3, 43.03) was inf), crosses the overflow threshold (40.3141717251337)
+#: or is inf; small orders where Kve overflows and sin(v pi) brings the product back
+LARGE_NEGATIVE_ORDERS = [
+    *((-386.31949893461024, x) for x in (43.03239974706398, 40.31417172513371, 40.314171725133704, 40.0, 45.0,
+                                          60.0, 200.0, 1.0, 0.0)),
+    (-400.7, 43.0), (-300.2, 30.0), (-150.5, 10.0), (-1000.3, 300.0), (-1376.357404917946, 452.03200402626857),
+    (-952.6880945040472, 666.5958923791005), (-30.25, 1e-8), (-25.5, 1e-5), (-170.3, 1e-2),
+    (-24.9999999999, 4.4e-12), (-24.9999999999, 3e-12), (-24.9999999999, 1e-11), (-7.000000000001, 1e-40),
+]
+
+
+def test_ive_large_negative_non_integer_orders():
+    """Within 4 ulp per unit of |ln Kve(-v, x)| + 2x (the rounding of the exponent of K_v e^-x), inf
+    exactly where the result overflows (ptonnx.accuracy's note on Ive)."""
+    orders, x = (np.array(c) for c in zip(*LARGE_NEGATIVE_ORDERS))
+    exact = bessel_reference.exact("Ive", orders.astype(np.longdouble), x.astype(np.longdouble))
+    kve = bessel_reference.exact("Kve", -orders.astype(np.longdouble), x.astype(np.longdouble))
+    allowed = 4 * (np.abs(np.log(kve)).astype(np.float64) + 2 * x) + 64
+    for got in _run(pt.ive, orders, x):
+        ulps, _ = errors(got, exact, "float64")
+        assert np.isfinite(ulps).all() and (ulps <= allowed).all(), [(o, t, g, float(e)) for o, t, g, e, u, m in zip(orders, x, got, exact, ulps, allowed) if not u <= m or np.isinf(u)]
+
+
+#: where Debye's exponent v eta - x cancels in mpmath at 100 bits (the audit's old reference was wrong)
+HUGE = [("Kve", 1.3554369151267625e112, 1.9669202638112088e222, 1.7135068289635517e-91),
+        ("Kve", 1.3919937725063055e80, 1.4692093863984328e117, np.inf),
+        ("Ive", -2.480412758979968e62, -1.74456254555036e103, 0.0)]
+
+
+@pytest.mark.parametrize(("op", "order", "x", "value"), HUGE)
+def test_huge_orders_and_arguments(op, order, x, value):
+    exact = bessel_reference.exact(op, np.array([order], np.longdouble), np.array([x], np.longdouble))
+    np.testing.assert_allclose(float(exact[0]), value, rtol=1e-15)
+    for got in _run(bessel.BUILD[op], np.array([order]), np.array([x])):
+        ulps, _ = errors(got, exact, "float64")
+        assert ulps[0] <= 4096, (got, exact)
 
 
 def _tail(name, build, arg, fn, rtol):

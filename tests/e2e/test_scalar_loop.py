@@ -6,6 +6,7 @@ onnxruntime level, for the plain and the ONNX mode's rewritten graph."""
 from __future__ import annotations
 
 import numpy as np
+import pytensor
 import pytensor.scalar as ps
 import pytensor.tensor as pt
 import pytest
@@ -16,7 +17,7 @@ import ptonnx
 from ptonnx.errors import VerificationError
 from ptonnx.ir import Graph, verify
 from ptonnx.lifting import lift
-from tests.conftest import check_like_pytensor, check_onnx_matches_pytensor
+from tests.conftest import REFERENCE_MODE, check_like_pytensor, check_onnx_matches_pytensor, run_at_every_level
 
 EDGES = np.array([0.0, -0.0, 1.0, -1.5, 5e-324, -2.2e-308, 1e-300, 1e300, -1.7e308, np.inf, -np.inf, np.nan, 7.25])
 
@@ -149,3 +150,109 @@ def test_lifted_graph_keeps_the_loop_as_one_node():
     counts = graph.op_counts()
     assert counts["ScalarLoop"] == 1
     assert counts.get("Mul", 0) == 0  # the body's ops live in the body
+
+
+#: (k, x) where PyTensor's gradient series of gammainc/gammaincc in k are well conditioned,
+#: and its special values (x = 0, inf, invalid k, subnormal x, k -> 0). Not NaN k or x, nor
+#: k = inf: they never meet the series' stopping test, so PyTensor's Python evaluation runs
+#: 100,000 trips (9 s a point); ptonnx leaves NaN elements early (test below) but runs k = inf
+#: to the end (README, Known limits)
+GAMMA_GRAD_POINTS = np.array([
+    (0.5, 0.1), (1.0, 1.0), (3.0, 2.5), (1e-3, 1e-3), (5.0, 4.0), (2.0, 0.0), (1.0, np.inf),
+    (2.0, 5e-324), (1e-300, 1.0), (0.0, 1.0), (-1.0, 1.0),
+]).T
+
+
+@pytest.mark.parametrize("fn", [pt.gammainc, pt.gammaincc])
+def test_pytensor_gradient_loops_of_the_incomplete_gamma_functions(fn):
+    """d/dk of gammainc and gammaincc: PyTensor builds them from ScalarLoops (Stan's series)."""
+    k, x = pt.dvector("k"), pt.dvector("x")
+    grad = pt.grad(fn(k, x).sum(), k)
+    check_like_pytensor([k, x], [grad], list(GAMMA_GRAD_POINTS))
+
+
+def test_ill_conditioned_gradient_loop_agrees_to_its_conditioning():
+    """At k = 20, x = 30 PyTensor's gammaincc gradient (-Q (log x - psi(k)) + a sum) cancels: it is
+    itself 5e-4 off the exact 0.01096...; ptonnx runs the same series in onnxruntime's arithmetic,
+    and a 1-ulp difference in Q comes out at 1e-9 relative."""
+    k, x = pt.dvector("k"), pt.dvector("x")
+    grad = pt.grad(pt.gammaincc(k, x).sum(), k)
+    cm = ptonnx.compile_function([k, x], [grad])
+    expected = pytensor.function([k, x], grad, mode=REFERENCE_MODE)(np.array([20.0]), np.array([30.0]))
+    for level, (actual,) in run_at_every_level(cm, np.array([20.0]), np.array([30.0])).items():
+        np.testing.assert_allclose(actual, expected, rtol=1e-8, err_msg=level)
+
+
+#: (a, b, x) inside the domain, from tiny to large parameters
+BETA_GRAD_POINTS = [(0.5, 0.5, 0.3), (2.0, 3.0, 0.4), (10.0, 20.0, 0.3), (1.0, 1.0, 0.5), (0.1, 5.0, 0.9),
+                    (50.0, 2.0, 0.95), (1e-3, 1e-3, 0.5), (200.0, 300.0, 0.4)]
+
+
+def _betainc_derivatives(points):
+    import mpmath
+
+    mpmath.mp.dps = 30
+
+    def regularized(a, b, x):
+        return mpmath.betainc(a, b, 0, x, regularized=True)
+
+    da, db = [], []
+    for a, b, x in points:
+        a, b, x = (mpmath.mpf(v) for v in (a, b, x))
+        da.append(float(mpmath.diff(lambda t: regularized(t, b, x), a)))
+        db.append(float(mpmath.diff(lambda t: regularized(a, t, x), b)))
+    return [np.array(da), np.array(db)]
+
+
+def test_pytensor_gradient_loops_of_betainc_are_exact():
+    """d/da and d/db of betainc (PyTensor's continued-fraction ScalarLoops, Boik & Robison-Cox)
+    against mpmath: within 1e-12. PyTensor's own Python evaluation of these loops is up to 1.2e-7
+    off (at a = b = 1e-3, x = 1/2) and its C code 1.5e-10 (a = 10, b = 20, x = 0.3), so the
+    reference here is the exact derivative."""
+    a, b, x = pt.dvector("a"), pt.dvector("b"), pt.dvector("x")
+    grads = pt.grad(pt.betainc(a, b, x).sum(), [a, b])
+    values = [np.array(column) for column in zip(*BETA_GRAD_POINTS)]
+    exact = _betainc_derivatives(BETA_GRAD_POINTS)
+    cm = ptonnx.compile_function([a, b, x], grads)
+    for level, actual in run_at_every_level(cm, *values).items():
+        for got, want in zip(actual, exact):
+            np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=level)
+
+
+def test_betainc_gradient_loops_at_the_edges():
+    """x = 0 and 1, NaN, invalid parameters: PyTensor's special values."""
+    a, b, x = pt.dvector("a"), pt.dvector("b"), pt.dvector("x")
+    grads = pt.grad(pt.betainc(a, b, x).sum(), [a, b])
+    points = [(3.0, 3.0, 0.0), (3.0, 3.0, 1.0), (2.0, 2.0, np.nan), (-1.0, 2.0, 0.5), (2.0, 0.0, 0.5), (2.0, 2.0, 1.5)]
+    check_like_pytensor([a, b, x], grads, [np.array(column) for column in zip(*points)])
+
+
+def _series_until_small():
+    """total += exp(k log x - g) psi(k + 1); g += log1p(k); k += 1; until the term is below 1e-12
+    (the shape of PyTensor's gammainc gradient loops): a NaN x or k never stops it."""
+    total, g, k, log_x = ps.float64("total"), ps.float64("g"), ps.float64("k"), ps.float64("log_x")
+    term = ps.exp(k * log_x - g) * ps.psi(k + 1)
+    return ScalarLoop(init=[total, g, k], update=[total + term, g + ps.log1p(k), k + 1],
+                      constant=[log_x], until=abs(term) <= 1e-12)
+
+
+def test_loop_leaves_elements_a_nan_settles():
+    """An element whose NaN keeps the stopping test false and the used result NaN is left at
+    once (ptonnx.ir.nan_flow) instead of running all its trips; the numbers stay PyTensor's."""
+    k, log_x = pt.dvector("k"), pt.dvector("log_x")
+    total, _, _, done = Elemwise(_series_until_small())(np.int32(3_000), pt.zeros_like(k), pt.gammaln(k + 1), k, log_x)
+    values = [np.array([1.0, np.nan, 2.0, 0.5, np.inf]), np.array([np.nan, 0.0, -1.0, np.nan, 0.0])]
+    check_like_pytensor([k, log_x], [total, done], values)
+    compiled = ptonnx.compile_function([k, log_x], [total, done])
+    (loop,) = [n for n in compiled.model.graph.node if n.op_type == "Loop"]
+    assert any(n.op_type == "IsNaN" for n in loop.attribute[0].g.node), "the NaN shortcut is missing"
+
+
+def test_loop_keeps_running_elements_whose_nan_is_replaced():
+    """x <- (x is NaN ? 0 : x) + 1 until x > 5: a NaN does not settle anything; no shortcut."""
+    x = ps.float64("x")
+    new = ps.switch(ps.isnan(x), np.float64(0.0), x) + 1
+    loop = ScalarLoop(init=[x], update=[new], until=new > 5)
+    xv = pt.dvector("x")
+    out, done = Elemwise(loop)(np.int32(100), xv)
+    check_like_pytensor([xv], [out, done], [np.array([np.nan, 1.0, -np.inf, np.inf, 10.0])])

@@ -92,7 +92,7 @@ def declare(name: str, fn: Callable, inputs: tuple[str, ...], output: str, const
     """An elementwise op: broadcasting inputs named a, b, c..., NumPy promotion within a type variable."""
     return define(
         name,
-        inputs=tuple(f"{'abc'[i]}: {var}" for i, var in enumerate(inputs)),
+        inputs=tuple(f"{'abcd'[i]}: {var}" for i, var in enumerate(inputs)),
         outputs=(f"out: {output}",),
         dtypes={var: constraint for var in set(inputs) | {output} if var not in ALL_DTYPES},
         type_rule=elementwise_type_rule(inputs, output),

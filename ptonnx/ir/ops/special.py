@@ -45,6 +45,11 @@ SPECIAL: dict[str, tuple] = {
     "Ive": ("ive", BINARY, "exp(-|b|) I_a(b): the scaled modified Bessel function of the first kind of real order a"),
     "Jv": ("jv", BINARY, "J_a(b): the Bessel function of the first kind of order a (lowered for integer orders |a| <= 100)"),
     "Kve": ("kve", BINARY, "exp(b) K_a(b): the scaled modified Bessel function of the second kind of real order a"),
+    "GammaInc": ("gammainc", BINARY, "P(a, b): the regularized lower incomplete gamma function (a, b >= 0)"),
+    "GammaIncC": ("gammaincc", BINARY, "Q(a, b) = 1 - P(a, b): the regularized upper incomplete gamma function"),
+    "BetaInc": ("betainc", ("T", "T", "T"), "I_c(a, b): the regularized incomplete beta function (a, b >= 0, 0 <= c <= 1)"),
+    "BetaIncInv": ("betaincinv", ("T", "T", "T"), "the x with I_x(a, b) = c: the inverse of BetaInc in x (a, b > 0, 0 <= c <= 1)"),
+    "Hyp2F1": ("hyp2f1", ("T", "T", "T", "T"), "2F1(a, b; c; d): the Gauss hypergeometric function"),
 }
 
 for _name, (_fn, _inputs, _doc) in SPECIAL.items():
@@ -62,3 +67,19 @@ define(
     family="special",
     doc="psi^(a)(b): the a-th derivative of digamma, for integer order a (NaN for a < 0)",
 )
+
+
+def _times_gamma(name: str):
+    def fn(a, b):
+        import scipy.special
+
+        return getattr(scipy.special, name)(a, b) * scipy.special.gamma(a)
+
+    return fn
+
+
+#: PyTensor's GammaU and GammaL are products of SciPy's (inf where Gamma(a) overflows)
+declare("GammaU", _times_gamma("gammaincc"), BINARY, "T", FLOAT_DTYPES,
+        "Gamma(a, b) = Q(a, b) Gamma(a): the upper incomplete gamma function", family="special")
+declare("GammaL", _times_gamma("gammainc"), BINARY, "T", FLOAT_DTYPES,
+        "gamma(a, b) = P(a, b) Gamma(a): the lower incomplete gamma function", family="special")

@@ -1,6 +1,8 @@
 """Emitters of the special functions, composed from ops onnxruntime runs in float64."""
 
 from ptonnx.lowering.special import (  # noqa: F401  (register the emitters)
+    beta,
+    beta_inv,
     bessel_i,
     bessel_iv,
     bessel_j,
@@ -9,6 +11,8 @@ from ptonnx.lowering.special import (  # noqa: F401  (register the emitters)
     erf,
     erfinv,
     gamma,
+    gamma_inc,
+    hyp2f1,
     owens_t,
     polygamma,
 )

@@ -78,8 +78,10 @@ def ive_large_order(v: Ex, x: Ex) -> Ex:
     return exp(exponent) / (sqrt(v) * math.sqrt(2 * math.pi)) / sqrt(s) * _series(v, t, 1.0)
 
 
-def kve_large_order(v: Ex, x: Ex) -> Ex:
-    """exp(x) K_v(x), v >= 25, x >= 0."""
+def kve_large_order(v: Ex, x: Ex, shift: Ex | None = None, factor: Ex | None = None) -> Ex:
+    """exp(x) K_v(x), v >= 25, x >= 0; with `shift` and `factor`, factor exp(x + shift) K_v(x),
+    finite wherever the product is (exp(-exponent) alone overflows before the product does)."""
     exponent, s, t = _uniform(v, x)
-    half = exp(exponent * -0.5)  # exp(-exponent) alone overflows before the product does
-    return half * ((math.sqrt(math.pi / 2) / sqrt(v)) / sqrt(s) * _series(v, t, -1.0)) * half
+    half = exp(exponent * -0.5 if shift is None else (shift - exponent) * 0.5)
+    middle = (math.sqrt(math.pi / 2) / sqrt(v)) / sqrt(s) * _series(v, t, -1.0)
+    return half * (middle if factor is None else middle * factor) * half

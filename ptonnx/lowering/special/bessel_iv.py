@@ -12,7 +12,8 @@ For v >= 0, three regions of (v, |x|), each with positive terms only (nothing ca
 
 Orders 0 and 1 (constant, or at run time) use Cephes' i0e and i1e (bessel_i.py).
 I_{-n} = I_n for integer n; for x < 0, I_n(x) = (-1)**n I_n(|x|) (-0.0 for odd n at -0.0).
-A negative non-integer order -v takes I_-v = I_v + (2/pi) sin(v pi) K_v (bessel_k.py); at
+A negative non-integer order -v takes I_-v = I_v + (2/pi) sin(v pi) K_v (bessel_k.py's kv_exp_minus:
+exp(-x) K_v(x) without forming Kve, which overflows where the result does not); at
 x < 0 a non-integer order gives NaN (the result is complex), as in SciPy.
 """
 
@@ -27,7 +28,7 @@ from ptonnx.lowering.expr import Ex, ceil, exp, floor, where
 from ptonnx.lowering.registry import emits
 from ptonnx.lowering.special.bessel_debye import FROM_ORDER, ive_large_order
 from ptonnx.lowering.special.bessel_i import i0e, i1e
-from ptonnx.lowering.special.bessel_k import kve
+from ptonnx.lowering.special.bessel_k import kv_exp_minus
 from ptonnx.lowering.special.gamma import gamma_factors, sin_pi
 from ptonnx.lowering.special.order import constant_order
 
@@ -91,7 +92,7 @@ def ive(v: Ex, x: Ex, reflect: bool = True) -> Ex:
     n = abs(v)  # I_{-n} = I_n
     result = ive_nonnegative(n, a)
     if reflect:
-        reflected = result + _sin_pi(n) * (2 / math.pi) * kve(n, a) * exp(a * -2.0)
+        reflected = result + kv_exp_minus(n, a, _sin_pi(n) * (2 / math.pi))
         result = where((v < 0.0) & integer.op("Not"), reflected, result)
     odd_order = integer & abs(n.op("Mod", 2.0, fmod=1)).eq(1.0)
     negative_x = Ex(x.ctx, is_negative(x.ctx, x.name, x.dtype), "bool")

@@ -125,8 +125,9 @@ def _start(mu, x: Ex, general: bool = True) -> tuple[Ex, Ex]:
     return first, second
 
 
-def kve_small_order(v, x: Ex, orders: Orders = ANY_ORDERS) -> Ex:
-    """exp(x) K_v(x) for 0 <= v < 25 (a float, or an Ex)."""
+def kve_small_order(v, x: Ex, orders: Orders = ANY_ORDERS, scale: Ex | None = None) -> Ex:
+    """exp(x) K_v(x) for 0 <= v < 25 (a float, or an Ex), times `scale` (applied to the recurrence's
+    start, which is linear: no overflow before the result's own)."""
     if isinstance(v, Ex):
         m = v.op("Round")
         steps, count = m - 1.0, orders.steps
@@ -135,6 +136,8 @@ def kve_small_order(v, x: Ex, orders: Orders = ANY_ORDERS) -> Ex:
         steps = count = int(m) - 1
     mu = v - m
     first, second = _start(mu, x, orders.general)
+    if scale is not None:
+        first, second = first * scale, second * scale
     two_over_x = 2.0 / x
     for j in range(1, count + 1):
         nxt = first + (mu + float(j)) * two_over_x * second
@@ -162,6 +165,15 @@ def kve(v, x: Ex, orders: Orders = ANY_ORDERS) -> Ex:
     value = where(infinite, math.inf, where(a.eq(math.inf), 0.0, value))  # the limits (inf * 0 in the formulas)
     undefined = (x < 0.0) | a.isnan() | n.isnan() if isinstance(n, Ex) else (x < 0.0) | a.isnan()
     return where(undefined, math.nan, value)
+
+
+def kv_exp_minus(v: Ex, a: Ex, factor: Ex) -> Ex:
+    """factor exp(-a) K_v(a) = factor Kve(v, a) exp(-2a) for v, a >= 0, without forming Kve, which
+    overflows before the product does (the reflection of Ive at large negative non-integer orders:
+    ive(-386.3, 43.03) = 1.16e296 while kve(386.3, 43.03) = inf)."""
+    large = kve_large_order(v, a, a * -2.0, factor)
+    value = where(v >= FROM_ORDER, large, kve_small_order(v, a, ANY_ORDERS, factor * exp(a * -2.0)))
+    return where(a.eq(0.0), factor * math.inf, where(a.eq(math.inf), 0.0, value))
 
 
 @emits("Kve")

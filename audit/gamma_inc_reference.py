@@ -1,0 +1,107 @@
+"""References for GammaInc, GammaIncC, GammaL and GammaU (`audit/accuracy_reference.py`), from
+mpmath at 100 bits; the smaller of P and Q is computed, the other is 1 minus it.
+
+mpmath's gammainc sums a hypergeometric series whose length grows like sqrt(a) (it gives up
+beyond a ~ 1e7); from a = 1e4 on the reference is Temme's uniform expansion (DLMF 8.12) at
+100 bits with 40 rows of exact coefficients (audit/gamma_inc_constants.py) and 80 columns:
+there a phi < 800 (the only x where the result is not 0 or 1 in float64) means |eta| < 0.4,
+where the rows converge like (0.4 / 3.5)**n and the expansion like 1e-4**k.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from audit.gamma_inc_constants import temme_coefficients
+
+TEMME_REFERENCE_FROM = 1e4
+ROWS, COLUMNS = 40, 80
+#: Gamma(a) overflows in float64 above this
+MAX_GAMMA = 171.624376956302725
+
+
+def _temme(mp, a, x):
+    """(smaller of P and Q, is it P) by Temme's expansion, for a >= 1e4."""
+    t = (x - a) / a
+    phi = t - mp.log1p(t)
+    if a * phi > 800:
+        return mp.mpf(0), t < 0
+    eta = mp.sqrt(2 * phi) * (1 if t >= 0 else -1)
+    d = temme_coefficients(ROWS, COLUMNS)
+    total = mp.mpf(0)
+    for k in range(ROWS - 1, -1, -1):
+        total = total / a + mp.polyval([mp.mpf(c.numerator) / c.denominator for c in d[k][::-1]], eta)
+    s = mp.exp(-a * phi) / mp.sqrt(2 * mp.pi * a) * total
+    z = abs(eta) * mp.sqrt(a / 2)
+    return mp.erfc(z) / 2 + (s if t >= 0 else -s), t < 0
+
+
+def smaller(a: float, x: float):
+    """(min(P, Q) as an mpf at 100 bits, whether it is P), for finite a > 0 and x > 0."""
+    import mpmath as mp
+
+    with mp.workprec(100):
+        a, x = mp.mpf(a), mp.mpf(x)
+        if a >= TEMME_REFERENCE_FROM:
+            return _temme(mp, a, x)
+        if x > a:  # Q is the smaller or close to it; mpmath's upper function is fast there
+            q = mp.gammainc(a, x, mp.inf, regularized=True)
+            return (+q, False) if q <= 0.5 else (1 - q, True)
+        try:
+            p = mp.gammainc(a, 0, x, regularized=True)
+        except mp.libmp.NoConvergence:  # its series gives up: 1F1(1; a + 1; x) with more terms
+            p = mp.exp(a * mp.log(x) - x - mp.loggamma(a + 1)) * mp.hyp1f1(1, a + 1, x, maxterms=10**7)
+        if p < 0.5:
+            return +p, True
+        return mp.gammainc(a, x, mp.inf, regularized=True), False
+
+
+def _one(which: str, a: float, x: float) -> np.longdouble:
+    import mpmath as mp
+    import scipy.special
+
+    if not (np.isfinite(a) and np.isfinite(x)) or a <= 0 or x <= 0:
+        fn = {"P": scipy.special.gammainc, "L": scipy.special.gammainc}.get(which, scipy.special.gammaincc)
+        value = fn(a, x) * (scipy.special.gamma(a) if which in ("L", "U") else 1.0)
+        return np.longdouble(value)
+    s, is_p = smaller(a, x)
+    with mp.workprec(100):
+        p = s if is_p else 1 - s
+        q = 1 - s if is_p else s
+        if which in ("L", "U") and a > MAX_GAMMA:  # PyTensor's product: Gamma(a) is inf in float64
+            return np.longdouble(np.inf if float(p if which == "L" else q) != 0 else np.nan)
+        value = {"P": p, "Q": q, "L": p * mp.gamma(a), "U": q * mp.gamma(a)}[which]
+        return np.longdouble(mp.nstr(value, 25, min_fixed=1, max_fixed=0))
+
+
+def _vectorised(which: str):
+    one = np.frompyfunc(lambda a, x: _one(which, float(a), float(x)), 2, 1)
+
+    def reference(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return one(a, x).astype(np.longdouble)
+
+    return reference
+
+
+gammainc, gammaincc = _vectorised("P"), _vectorised("Q")
+gamma_lower, gamma_upper = _vectorised("L"), _vectorised("U")
+
+OPS = ("GammaInc", "GammaIncC", "GammaL", "GammaU")
+
+
+def hard_pairs(op: str, dtype: str, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(a, x) where the methods meet or strain: x near a (Temme's region and its edges
+    |x - a| = 0.4 a), x = a/2 (the exponent's two forms), x near 3 and 1.1 a, tiny a and x."""
+    fi = np.finfo(dtype)
+    top = min(float(np.log10(fi.max)), 8.0 if dtype == "float64" else 6.0)
+    a = 10.0 ** rng.uniform(-6, top, n)
+    kind = rng.integers(0, 5, n)
+    spread = np.minimum(0.5, 6 / np.sqrt(a)) * rng.normal(0, 1, n)
+    x = np.select(
+        [kind == 0, kind == 1, kind == 2, kind == 3],
+        [a * (1 + spread), a * rng.choice([0.6, 1.4, 0.5, 1.1], n) * (1 + rng.normal(0, 1e-3, n)),
+         3.0 * (1 + rng.normal(0, 0.05, n)), 10.0 ** rng.uniform(-30, 3, n)],
+        a * 10.0 ** rng.uniform(-2, 1, n),
+    )
+    with np.errstate(all="ignore"):
+        return a.astype(dtype), np.abs(x).astype(dtype)

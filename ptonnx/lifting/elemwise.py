@@ -99,6 +99,8 @@ SCALAR_OPS: dict[type, str] = {
     psm.Kve: "Kve",
     psm.GammaInc: "GammaInc",
     psm.GammaIncC: "GammaIncC",
+    psm.GammaIncInv: "GammaIncInv",
+    psm.GammaIncCInv: "GammaIncCInv",
     psm.GammaU: "GammaU",
     psm.GammaL: "GammaL",
     psm.BetaInc: "BetaInc",
@@ -124,14 +126,10 @@ def _special(*classes):
 
 
 _COMPLEX = "ONNX (opset 18) and onnxruntime have no complex dtype; compute with real and imaginary parts as separate real tensors"
-_PENDING = "not lifted yet (issue 8 in progress)"
 #: scalar op class name -> why ptonnx refuses it, and what to do instead
 REFUSED_SCALAR_OPS: dict[str, str] = {
     "Real": _COMPLEX, "Imag": _COMPLEX, "Angle": _COMPLEX, "Complex": _COMPLEX, "Conj": _COMPLEX,
     "ComplexFromPolar": _COMPLEX,
-    **dict.fromkeys((
-        "GammaIncInv", "GammaIncCInv",
-    ), _PENDING),
 }
 #: base classes no graph holds an instance of
 ABSTRACT_SCALAR_OPS = frozenset({

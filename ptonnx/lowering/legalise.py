@@ -44,7 +44,7 @@ VIA_FLOAT64 = frozenset({
     "Exp2", "Log2", "Log10", "Log1mexp", "Erfc", "Erfcx", "GammaLn", "Gamma", "Psi", "TriGamma",
     "Erfinv", "Erfcinv", "PolyGamma", "OwensT",
     "I0", "I1", "J0", "J1", "Ive", "Jv", "Kve",
-    "GammaInc", "GammaIncC", "GammaU", "GammaL",
+    "GammaInc", "GammaIncC", "GammaU", "GammaL", "GammaIncInv", "GammaIncCInv",
     "BetaInc", "BetaIncInv", "Hyp2F1",
 })
 #: (IR ops the rule covers, None for every op that computes; operand dtypes; compute dtype); first match wins

@@ -25,6 +25,7 @@ from tests.conftest import ORT_LEVELS, REFERENCE_MODE, assert_same, check_like_p
 from tests.e2e import bessel_cases as bessel
 from tests.e2e import betainc_cases, betaincinv_cases
 from tests.e2e import gamma_inc_cases as gamma_inc
+from tests.e2e import gamma_inc_inv_cases as gamma_inc_inv
 from tests.e2e import hyp2f1_cases
 from tests.e2e import special_cases as more
 
@@ -88,6 +89,8 @@ CASES = {
     "OwensT": Case(more.owens_t_with_a, more.OWENS_T_POINTS, (-10.0, 10.0), departure=more.DEPARTURES["OwensT"]),
     **{op: Case(gamma_inc.with_k(op), gamma_inc.GAMMA_INC_POINTS, (0.0, 40.0), departure=gamma_inc.departure(op))
        for op in gamma_inc.BUILD},
+    **{op: Case(gamma_inc_inv.with_a(op), gamma_inc_inv.POINTS, (0.0, 1.0), departure=gamma_inc_inv.departure(op), n=30)
+       for op in gamma_inc_inv.BUILD},
     "BetaInc": Case(betainc_cases.with_ab, betainc_cases.POINTS, (0.0, 1.0), departure=betainc_cases.departure),
     "BetaIncInv": Case(betaincinv_cases.with_ab, betaincinv_cases.POINTS, (0.0, 1.0), departure=betaincinv_cases.departure,
                        n=100),

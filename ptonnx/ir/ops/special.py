@@ -47,6 +47,8 @@ SPECIAL: dict[str, tuple] = {
     "Kve": ("kve", BINARY, "exp(b) K_a(b): the scaled modified Bessel function of the second kind of real order a"),
     "GammaInc": ("gammainc", BINARY, "P(a, b): the regularized lower incomplete gamma function (a, b >= 0)"),
     "GammaIncC": ("gammaincc", BINARY, "Q(a, b) = 1 - P(a, b): the regularized upper incomplete gamma function"),
+    "GammaIncInv": ("gammaincinv", BINARY, "the x with P(a, x) = b: the inverse of GammaInc in x (a > 0, 0 <= b <= 1)"),
+    "GammaIncCInv": ("gammainccinv", BINARY, "the x with Q(a, x) = b: the inverse of GammaIncC in x (a > 0, 0 <= b <= 1)"),
     "BetaInc": ("betainc", ("T", "T", "T"), "I_c(a, b): the regularized incomplete beta function (a, b >= 0, 0 <= c <= 1)"),
     "BetaIncInv": ("betaincinv", ("T", "T", "T"), "the x with I_x(a, b) = c: the inverse of BetaInc in x (a, b > 0, 0 <= c <= 1)"),
     "Hyp2F1": ("hyp2f1", ("T", "T", "T", "T"), "2F1(a, b; c; d): the Gauss hypergeometric function"),

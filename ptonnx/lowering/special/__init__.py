@@ -12,6 +12,7 @@ from ptonnx.lowering.special import (  # noqa: F401  (register the emitters)
     erfinv,
     gamma,
     gamma_inc,
+    gamma_inc_inv,
     hyp2f1,
     owens_t,
     polygamma,

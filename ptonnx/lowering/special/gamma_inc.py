@@ -28,7 +28,7 @@ import math
 from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, polyval, select, sqrt, where
 from ptonnx.lowering.registry import emits
 from ptonnx.lowering.special.gamma import LGAMMA_ABOUT_TWO, _stirling_series, gamma, lgamma_positive
-from ptonnx.lowering.special.gamma_inc_temme import TEMME_FROM, TEMME_WIDTH, temme_smaller
+from ptonnx.lowering.special.gamma_inc_temme import TEMME_FROM, TEMME_WIDTH, temme_bracket, temme_smaller
 
 SERIES_TERMS = 80
 CONTINUED_FRACTION_DEPTH = 50
@@ -104,24 +104,52 @@ def upper_series(a: Ex, x: Ex) -> Ex:
     return -expm1(y) - exp(y) * a * total
 
 
-def incomplete_gamma(a: Ex, x: Ex) -> tuple[Ex, Ex]:
-    """(P(a, x), Q(a, x)) with SciPy's special values."""
-    t, phi, a_phi = exponent(a, x)
-    over_gamma1, over_gamma = prefactors(a, x, a_phi)
+def _regions(a: Ex, x: Ex, t: Ex) -> tuple[Ex, Ex, Ex]:
+    """(Temme, the series for Q, the series for P (where neither before)): the method by region."""
     temme = (a >= TEMME_FROM) & (abs(t) < TEMME_WIDTH)
     small_x = x < SMALL_X
     tiny_x = x <= 0.5
     q_series = small_x & ((tiny_x & (a <= -0.4 / log(x))) | (tiny_x.op("Not") & (a <= x * 1.1)))
-    p_series = x < a
+    return temme, q_series, small_x | (x < a)
+
+
+def log_tails(a: Ex, x: Ex) -> tuple[Ex, Ex, Ex, Ex]:
+    """(log P, log Q, log(R / P), log(R / Q)) for finite a, x > 0, R = x**a e**-x / Gamma(a) (so that
+    d log P / d log x = R / P): the smaller tail's log from its method's own logs, accurate below
+    the least double (GammaIncInv's Newton), and its ratio without the exponent a phi both share."""
+    t, phi, a_phi = exponent(a, x)
+    temme, q_series, p_series = _regions(a, x, t)
+    large_a = 0.5 * log(a * INV_SQRT_2PI**2) - _stirling_series(a)  # log R + a phi, a >= STIRLING_FROM
+    log_a = log(a)
+    log_over_gamma1 = where(a >= STIRLING_FROM, large_a - a_phi - log_a, a * log(x) - x - lgamma1p(a))  # log(R / a)
+    log_prefactor = log_over_gamma1 + log_a
+    series, fraction, bracket = log(lower_series(a, x)), log(continued_fraction(a, x)), log(temme_bracket(a, t, phi, a_phi))
+    log_q_series = log(upper_series(a, x))
+    log_small = select((temme, bracket - a_phi), (q_series, log_q_series), (p_series, log_over_gamma1 + series),
+                       otherwise=log_prefactor - fraction)
+    ratio_small = select((temme, large_a - bracket), (q_series, log_prefactor - log_q_series), (p_series, log_a - series),
+                         otherwise=fraction)
+    small_is_p = where(temme, t < 0.0, p_series & q_series.op("Not"))
+    log_other = log(-expm1(log_small))
+    ratio_other = log_prefactor - log_other
+    return (where(small_is_p, log_small, log_other), where(small_is_p, log_other, log_small),
+            where(small_is_p, ratio_small, ratio_other), where(small_is_p, ratio_other, ratio_small))
+
+
+def incomplete_gamma(a: Ex, x: Ex) -> tuple[Ex, Ex]:
+    """(P(a, x), Q(a, x)) with SciPy's special values."""
+    t, phi, a_phi = exponent(a, x)
+    over_gamma1, over_gamma = prefactors(a, x, a_phi)
+    temme, q_series, p_series = _regions(a, x, t)
     p_small = over_gamma1 * lower_series(a, x)
     q_small = where(over_gamma.eq(0.0), 0.0, over_gamma / continued_fraction(a, x))
     q_low_x = upper_series(a, x)
     temme_small = temme_smaller(a, t, phi, a_phi)
     temme_p = t < 0.0
     p = select((temme & temme_p, temme_small), (temme, 1.0 - temme_small), (q_series, 1.0 - q_low_x),
-               (small_x | p_series, p_small), otherwise=1.0 - q_small)
+               (p_series, p_small), otherwise=1.0 - q_small)
     q = select((temme & temme_p, 1.0 - temme_small), (temme, temme_small), (q_series, q_low_x),
-               (small_x | p_series, 1.0 - p_small), otherwise=q_small)
+               (p_series, 1.0 - p_small), otherwise=q_small)
     return _special_values(a, x, p, 0.0, 1.0), _special_values(a, x, q, 1.0, 0.0)
 
 

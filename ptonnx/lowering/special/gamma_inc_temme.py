@@ -101,6 +101,11 @@ INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 def temme_smaller(a: Ex, t: Ex, phi: Ex, a_phi: Ex) -> Ex:
     """min(P, Q): Q where t >= 0, P where t < 0 (phi = t - log1p(t), a_phi = a phi)."""
+    return exp(-a_phi) * temme_bracket(a, t, phi, a_phi)
+
+
+def temme_bracket(a: Ex, t: Ex, phi: Ex, a_phi: Ex) -> Ex:
+    """min(P, Q) exp(a phi): the smaller tail's log is its log minus a phi, past its underflow."""
     eta = sqrt(phi * 2.0)
     eta = where(t < 0.0, -eta, eta)
     inv_a = 1.0 / a
@@ -108,5 +113,4 @@ def temme_smaller(a: Ex, t: Ex, phi: Ex, a_phi: Ex) -> Ex:
     for row in TEMME[-2::-1]:
         total = total * inv_a + polyval(eta, row[::-1])
     correction = total * INV_SQRT_2PI / sqrt(a)
-    bracket = erfcx(sqrt(a_phi)) * 0.5 + where(t < 0.0, -correction, correction)
-    return exp(-a_phi) * bracket
+    return erfcx(sqrt(a_phi)) * 0.5 + where(t < 0.0, -correction, correction)

@@ -113,10 +113,11 @@ def _regions(a: Ex, x: Ex, t: Ex) -> tuple[Ex, Ex, Ex]:
     return temme, q_series, small_x | (x < a)
 
 
-def log_tails(a: Ex, x: Ex) -> tuple[Ex, Ex, Ex, Ex]:
-    """(log P, log Q, log(R / P), log(R / Q)) for finite a, x > 0, R = x**a e**-x / Gamma(a) (so that
-    d log P / d log x = R / P): the smaller tail's log from its method's own logs, accurate below
-    the least double (GammaIncInv's Newton), and its ratio without the exponent a phi both share."""
+def log_tails(a: Ex, x: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex, Ex]:
+    """(log P, log Q, log(R / P), log(R / Q), P, Q) for finite a, x > 0, R = x**a e**-x / Gamma(a) (so
+    that d log P / d log x = R / P): the smaller tail's log from its method's own logs, accurate below
+    the least double (GammaIncInv's Newton), its ratio without the exponent a phi both share, and
+    the tails themselves (Q by its series where a is tiny: its log would round to eps |log Q|)."""
     t, phi, a_phi = exponent(a, x)
     temme, q_series, p_series = _regions(a, x, t)
     large_a = 0.5 * log(a * INV_SQRT_2PI**2) - _stirling_series(a)  # log R + a phi, a >= STIRLING_FROM
@@ -124,7 +125,8 @@ def log_tails(a: Ex, x: Ex) -> tuple[Ex, Ex, Ex, Ex]:
     log_over_gamma1 = where(a >= STIRLING_FROM, large_a - a_phi - log_a, a * log(x) - x - lgamma1p(a))  # log(R / a)
     log_prefactor = log_over_gamma1 + log_a
     series, fraction, bracket = log(lower_series(a, x)), log(continued_fraction(a, x)), log(temme_bracket(a, t, phi, a_phi))
-    log_q_series = log(upper_series(a, x))
+    q_low = upper_series(a, x)
+    log_q_series = log(q_low)
     log_small = select((temme, bracket - a_phi), (q_series, log_q_series), (p_series, log_over_gamma1 + series),
                        otherwise=log_prefactor - fraction)
     ratio_small = select((temme, large_a - bracket), (q_series, log_prefactor - log_q_series), (p_series, log_a - series),
@@ -132,8 +134,10 @@ def log_tails(a: Ex, x: Ex) -> tuple[Ex, Ex, Ex, Ex]:
     small_is_p = where(temme, t < 0.0, p_series & q_series.op("Not"))
     log_other = log(-expm1(log_small))
     ratio_other = log_prefactor - log_other
+    small = where(q_series, q_low, exp(log_small))
     return (where(small_is_p, log_small, log_other), where(small_is_p, log_other, log_small),
-            where(small_is_p, ratio_small, ratio_other), where(small_is_p, ratio_other, ratio_small))
+            where(small_is_p, ratio_small, ratio_other), where(small_is_p, ratio_other, ratio_small),
+            where(small_is_p, small, 1.0 - small), where(small_is_p, 1.0 - small, small))
 
 
 def incomplete_gamma(a: Ex, x: Ex) -> tuple[Ex, Ex]:

@@ -6,7 +6,9 @@ P's side) or T = Q, and tau = log of that target (1 - y exact for y > 1/2: log1p
 
     G(u) = log P(a, e**u) - tau    or    G(u) = tau - log Q(a, e**u),
 
-both increasing in u = log x, by Newton's method in u inside an ONNX Loop (lowering/loop.py):
+both increasing in u = log x (evaluated as log(P / t) or log(t / Q) where the tail and t are
+normal: the logs' own rounding, eps |tau|, would be amplified by 1 / slope, which is up to
+|log x| for tiny a), by Newton's method in u inside an ONNX Loop (lowering/loop.py):
 d log P / du = x**a e**-x / (Gamma(a) P) and d log Q / du = -x**a e**-x / (Gamma(a) Q), with
 each tail's log from gamma_inc.py's methods (`log_tails`: the smaller tail keeps its log past
 its underflow, so a subnormal target keeps its digits). Near x = 0, log P is a u - log
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, log, log1p, select, sqrt, where
+from ptonnx.lowering.expr import Ex, exp, log, select, sqrt, where
 from ptonnx.lowering.loop import any_above, iterate
 from ptonnx.lowering.registry import emits
 from ptonnx.lowering.special.erfinv import erfcinv
@@ -45,6 +47,8 @@ MAX_TRIPS = 200
 STEP_TOLERANCE = 1e-12
 SMALLEST = 2.0**-1074
 LARGEST = 1.7976931348623157e308
+#: from here on a tail and its target are compared directly, not by their logs
+NORMAL = 2.0**-1000
 #: below this x, G is linear (P) or convex (Q) in log x: a Newton step that lands on 0 is the answer
 LINEAR_BELOW = 2.0**-1000
 
@@ -66,21 +70,27 @@ def start(a: Ex, tau: Ex, lower: Ex) -> Ex:
     return where(x < SMALLEST, SMALLEST, where(x > LARGEST, LARGEST, x))
 
 
-def solve(a: Ex, tau: Ex, lower: Ex) -> Ex:
-    """x with log P(a, x) = tau (`lower`) or log Q(a, x) = tau, for 0 < a < inf and tau <= log(1/2);
+def solve(a: Ex, target: Ex, lower: Ex) -> Ex:
+    """x with P(a, x) = target (`lower`) or Q(a, x) = target, for 0 < a < inf and 0 < target <= 1/2;
     NaN where MAX_TRIPS trips did not suffice."""
     zero = a * 0.0
     flag = where(lower, 1.0, 0.0, like=a)
-    state = [a, tau, flag, zero, zero + math.inf, start(a, tau, lower), zero]
+    state = [a, target, flag, zero, zero + math.inf, start(a, log(target), lower), zero]
 
     def step(m: Ex, state):
-        a, tau, flag, lo, hi, x, done_before = state
+        a, target, flag, lo, hi, x, done_before = state
+        tau = log(target)
         done = done_before > 0.5
         lower = flag > 0.5
         # done elements compute P(1, 1): their methods are cheap and finite there
         a_, x_ = where(done, 1.0, a), where(done, 1.0, x)
-        log_p, log_q, ratio_p, ratio_q = log_tails(a_, x_)
-        g = where(lower, log_p - tau, tau - log_q)
+        log_p, log_q, ratio_p, ratio_q, p, q = log_tails(a_, x_)
+        # log(T / t) where both are normal: the logs' own rounding (eps |tau|) would be amplified
+        # by 1 / slope, up to |log x| where a is tiny
+        tail = where(lower, p, q)
+        direct = (tail >= NORMAL) & (target >= NORMAL)
+        ratio = where(direct, where(lower, tail / target, target / tail), 1.0)
+        g = where(direct, log(ratio), where(lower, log_p - tau, tau - log_q))
         slope = exp(where(lower, ratio_p, ratio_q))
         s = g / slope
         # in log x, but in x for Q beyond max(a, 1), where log Q ~ -x: linear in x, exponential in log x
@@ -101,7 +111,7 @@ def solve(a: Ex, tau: Ex, lower: Ex) -> Ex:
         finished = done | now
         keep = [where(done, old, new) for old, new in ((lo, lo_), (hi, hi_), (x, x_new))]
         flag_done = where(finished, 1.0, 0.0, like=x)
-        return [a, tau, flag, *keep, flag_done], any_above([1.0 - flag_done], 0.5)
+        return [a, target, flag, *keep, flag_done], any_above([1.0 - flag_done], 0.5)
 
     *_, x, done = iterate(state, step, MAX_TRIPS)
     return where(done > 0.5, x, math.nan)
@@ -116,9 +126,9 @@ def _inverse(a: Ex, y: Ex, of_p: bool) -> Ex:
     a_, y_ = where(regular, a, 1.0), where(regular, y, 0.5)
     # the smaller tail: P's side when y <= 1/2 for P (y > 1/2 for Q)
     lower = (y_ <= 0.5) if of_p else (y_ > 0.5)
-    tau = where(y_ <= 0.5, log(y_), log1p(-y_))
+    target = where(y_ <= 0.5, y_, 1.0 - y_)  # exact
     return select((invalid, math.nan), (y.eq(0.0), at_zero), (y.eq(1.0), at_one), (step_function, math.nan),
-                  otherwise=solve(a_, tau, lower))
+                  otherwise=solve(a_, target, lower))
 
 
 def gammaincinv(a: Ex, y: Ex) -> Ex:

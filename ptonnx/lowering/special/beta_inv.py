@@ -33,6 +33,7 @@ from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, select, sqrt, where
 from ptonnx.lowering.loop import any_above, iterate
 from ptonnx.lowering.registry import emits
 from ptonnx.lowering.special.beta import regular_parts
+from ptonnx.lowering.special.beta_small import SERIES_UP_TO, SMALL_B, small_b_log_complement
 from ptonnx.lowering.special.erfinv import erfcinv
 
 MAX_TRIPS = 200
@@ -95,6 +96,10 @@ def solve(a: Ex, b: Ex, y: Ex) -> Ex:
         other = log1p(-exp(log_tail))
         log_lower = where(use_small_b, log(-expm1(log_j)), where(flip, other, log_tail))
         log_upper = where(use_small_b, log_j, where(flip, log_tail, other))
+        # tiny a, x in the series' range: I ~ 1 - a |log x|, so 1 - I from the complement in a's terms
+        small_a = (use_small_b | flip).op("Not") & (a_ < SMALL_B) & (x_ <= SERIES_UP_TO) & (b_ * x_ <= 1.0)
+        log_i = small_b_log_complement(b_, where(small_a, a_, 0.05), x_, log(x_))
+        log_upper = where(small_a, log(-expm1(log_i)), log_upper)
         upper = y > 0.5
         g = where(upper, log1p(-y) - log_upper, log_lower - log(y))
         lower_half = x_ <= 0.5

@@ -92,7 +92,10 @@ def _ive(mp, v: float, x: float):
     elif v > 1000:
         value = _debye(mp, "i", v, a)
     else:
-        value = mp.besseli(v, a) * mp.exp(-a)
+        try:
+            value = mp.besseli(v, a) * mp.exp(-a)
+        except mp.libmp.NoConvergence:  # its 0F1 needs ~x terms (v = 300, x = 9e4): allow them
+            value = mp.besseli(v, a, maxterms=10**7) * mp.exp(-a)
     return sign * value
 
 

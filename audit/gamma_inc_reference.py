@@ -36,6 +36,45 @@ def _temme(mp, a, x):
     return mp.erfc(z) / 2 + (s if t >= 0 else -s), t < 0
 
 
+def _legendre(mp, a, x):
+    """Q(a, x) for x > a by Legendre's continued fraction (modified Lentz), to the working precision."""
+    tiny, eps = mp.mpf(2) ** -1000, mp.eps
+    b = x + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for k in range(1, 10**6):
+        an = -k * (k - a)
+        b += 2
+        d = an * d + b
+        c = b + an / c
+        d = 1 / d
+        h *= d * c
+        if abs(d * c - 1) < eps:
+            break
+    return mp.exp(a * mp.log(x) - x - mp.loggamma(a)) * h
+
+
+#: below this a and up to x = 1, Q by its own series (`_tiny_a`): mpmath takes seconds there
+TINY_A = 1e-8
+
+
+def _tiny_a(mp, a, x):
+    """Q(a, x) for a < TINY_A, 0 < x <= 1 (then Q < 1e-5 is the smaller): the series of P with its
+    first term apart, Q = -expm1(a log x - lgamma(1 + a)) - a x**a T / Gamma(1 + a),
+    T = sum_{n >= 1} (-x)**n / (n! (n + a)), lgamma(1 + a) by its Taylor series (1 + a rounds)."""
+    with mp.workprec(160):
+        lg = -mp.euler * a + sum((-1) ** k * mp.zeta(k) * a**k / k for k in range(2, 8))
+        t, term, n = mp.mpf(0), mp.mpf(1), 1
+        while True:
+            term *= -x / n
+            t += term / (n + a)
+            if abs(term) < mp.eps * abs(t):
+                break
+            n += 1
+        power = a * mp.log(x)
+        return -mp.expm1(power - lg) - a * mp.exp(power - lg) * t
+
+
 def smaller(a: float, x: float):
     """(min(P, Q) as an mpf at 100 bits, whether it is P), for finite a > 0 and x > 0."""
     import mpmath as mp
@@ -44,8 +83,13 @@ def smaller(a: float, x: float):
         a, x = mp.mpf(a), mp.mpf(x)
         if a >= TEMME_REFERENCE_FROM:
             return _temme(mp, a, x)
+        if a < TINY_A and x <= 1:
+            return _tiny_a(mp, a, x), False
         if x > a:  # Q is the smaller or close to it; mpmath's upper function is fast there
-            q = mp.gammainc(a, x, mp.inf, regularized=True)
+            try:
+                q = mp.gammainc(a, x, mp.inf, regularized=True)
+            except (mp.libmp.NoConvergence, ValueError):  # it gives up (a = 7402.6, x = 2a; Q ~ e**-1e300): Legendre's fraction
+                q = _legendre(mp, a, x)
             return (+q, False) if q <= 0.5 else (1 - q, True)
         try:
             p = mp.gammainc(a, 0, x, regularized=True)

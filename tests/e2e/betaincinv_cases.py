@@ -10,25 +10,14 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from audit import beta_reference
+
 DIGITS = 60
 
 
 def _fraction(p, q, u):
     """I_u(p, q) by the continued fraction, for u below the mean (mpf arguments)."""
-    c, d = mpmath.mpf(1), 1 / (1 - (p + q) * u / (p + 1))
-    h, m = d, 1
-    while True:
-        for aa in (m * (q - m) * u / ((p - 1 + 2 * m) * (p + 2 * m)),
-                   -(p + m) * (p + q + m) * u / ((p + 2 * m) * (p + 1 + 2 * m))):
-            d = 1 / (1 + aa * d)
-            c = 1 + aa / c
-            h *= d * c
-        if abs(d * c - 1) < mpmath.mpf(10) ** (5 - mpmath.mp.dps):
-            break
-        m += 1
-    log_pre = (p * mpmath.log(u) + q * mpmath.log1p(-u) + mpmath.loggamma(p + q) - mpmath.loggamma(p)
-               - mpmath.loggamma(q) - mpmath.log(p))
-    return mpmath.exp(log_pre) * h
+    return beta_reference.continued_fraction(p, q, u, mpmath.log(u), mpmath.log1p(-u))
 
 
 def tails(a, b, x, z):

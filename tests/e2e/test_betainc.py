@@ -10,6 +10,7 @@ import pytensor.tensor as pt
 import pytest
 
 import ptonnx
+from audit import beta_reference
 from tests.conftest import run_at_every_level
 
 #: the largest relative error accepted (measured: 2e-13)
@@ -28,20 +29,7 @@ def _fraction(a: float, b: float, x: float, digits: int) -> float:
         a, b, x = mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(x)
         mirror = x >= (a + 1) / (a + b + 2)
         p, q, u = (b, a, 1 - x) if mirror else (a, b, x)
-        c, d = mpmath.mpf(1), 1 / (1 - (p + q) * u / (p + 1))
-        h, m = d, 1
-        while True:
-            for aa in (m * (q - m) * u / ((p - 1 + 2 * m) * (p + 2 * m)),
-                       -(p + m) * (p + q + m) * u / ((p + 2 * m) * (p + 1 + 2 * m))):
-                d = 1 / (1 + aa * d)
-                c = 1 + aa / c
-                h *= d * c
-            if abs(d * c - 1) < mpmath.mpf(10) ** (5 - digits):
-                break
-            m += 1
-        log_pre = (p * mpmath.log(u) + q * mpmath.log(1 - u) + mpmath.loggamma(p + q) - mpmath.loggamma(p)
-                   - mpmath.loggamma(q) - mpmath.log(p))
-        tail = mpmath.exp(log_pre) * h
+        tail = beta_reference.continued_fraction(p, q, u, mpmath.log(u), mpmath.log(1 - u))
         return float(1 - tail if mirror else tail)
 
 

@@ -200,9 +200,10 @@ BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "IntDiv", "
 
 #: the Bessel functions (audit/bessel_reference.py); Ive, Jv, Kve take (order, x)
 BESSEL_UNARY = ("I0", "I1", "J0", "J1")
-ORDERED = frozenset({"Ive", "Jv", "Kve"})
-REFERENCE.update({op: functools.partial(bessel_reference.reference, op) for op in (*BESSEL_UNARY, *ORDERED)})
-BUILD.update({"I0": pt.i0, "I1": pt.i1, "J0": pt.j0, "J1": pt.j1, "Ive": pt.ive, "Jv": pt.jv, "Kve": pt.kve})
+ORDERED = frozenset({"Ive", "Iv", "Jv", "Kve"})
+REFERENCE.update({op: functools.partial(bessel_reference.reference, op) for op in (*BESSEL_UNARY, *ORDERED - {"Iv"})})
+REFERENCE["Iv"] = bessel_reference.iv
+BUILD.update({"I0": pt.i0, "I1": pt.i1, "J0": pt.j0, "J1": pt.j1, "Ive": pt.ive, "Iv": pt.iv, "Jv": pt.jv, "Kve": pt.kve})
 BINARY = BINARY | ORDERED
 
 #: Erfinv, Erfcinv, PolyGamma (order, x) and OwensT (h, a) (audit/special_reference.py)

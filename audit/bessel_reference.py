@@ -223,7 +223,7 @@ def orders(op: str, rng: np.random.Generator, n: int) -> np.ndarray:
     reals = rng.uniform(-40, 60, n) * rng.choice([0.02, 0.2, 1.0], n)
     large = rng.uniform(25, 2000, n)
     v = np.choose(rng.choice(4, n, p=[0.3, 0.15, 0.45, 0.1]), [integers, halves, reals, large])
-    return np.where((op == "Ive") & (v < 0) & (v != np.round(v)), -v, v)
+    return np.where((op in ("Ive", "Iv")) & (v < 0) & (v != np.round(v)), -v, v)
 
 
 def _integer_orders(limit: int):
@@ -241,7 +241,23 @@ def _no_negative_non_integer(order, x):
 
 
 #: op -> (orders, x) -> the pair moved into the domain ptonnx.accuracy states (audit/accuracy.py's sweep)
-DOMAINS = {"Jv": _integer_orders(JV_MAX_ORDER), "Ive": _no_negative_non_integer}
+DOMAINS = {"Jv": _integer_orders(JV_MAX_ORDER), "Ive": _no_negative_non_integer, "Iv": _no_negative_non_integer}
+
+
+def iv(v, x) -> np.ndarray:
+    """I_v(x) = Ive(v, x) exp(|x|) in the operands' precision (long double reaches exp(11356)); at
+    |x| = inf the limit: inf, -inf for odd orders at -inf, NaN for other orders at -inf (complex)."""
+    with np.errstate(all="ignore"):
+        if np.asarray(x).dtype == np.longdouble:
+            value = reference("Ive", v, x) * np.exp(np.abs(x))
+        else:  # float16/float32 results: SciPy's (within 1e-13)
+            value = scipy.special.iv(np.asarray(v, np.float64), np.asarray(x, np.float64))
+        integer = v == np.round(v)
+        odd = integer & (np.abs(np.fmod(v, 2)) == 1)
+        value = np.where((value == 0) & odd & np.signbit(x), -0.0, value)  # I_n(-x) = (-1)**n I_n(x), as Ive
+        value = np.where(np.isinf(v) & np.isfinite(x), 0.0, value)  # not 0 * exp(|x|) = NaN
+        at_inf = np.where((x < 0) & ~integer, np.nan, np.where(odd & (x < 0), -np.inf, np.inf))
+        return np.where(np.isinf(x), at_inf, value)
 
 
 def hard_pairs(op: str, dtype: str, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:

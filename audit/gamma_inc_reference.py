@@ -16,8 +16,6 @@ from audit.gamma_inc_constants import temme_coefficients
 
 TEMME_REFERENCE_FROM = 1e4
 ROWS, COLUMNS = 40, 80
-#: Gamma(a) overflows in float64 above this
-MAX_GAMMA = 171.624376956302725
 
 
 def _temme(mp, a, x):
@@ -108,12 +106,17 @@ def _one(which: str, a: float, x: float) -> np.longdouble:
         fn = {"P": scipy.special.gammainc, "L": scipy.special.gammainc}.get(which, scipy.special.gammaincc)
         value = fn(a, x) * (scipy.special.gamma(a) if which in ("L", "U") else 1.0)
         return np.longdouble(value)
+    if which in ("L", "U") and (x < a) == (which == "L"):  # the non-regularized tail directly (it may
+        with mp.workprec(100):  # be finite where P or Q is below mpmath's Temme reference, a >= 1e4)
+            try:
+                value = mp.gammainc(a, 0, x) if which == "L" else mp.gammainc(a, x, mp.inf)
+                return np.longdouble(mp.nstr(value, 25, min_fixed=1, max_fixed=0))
+            except (mp.libmp.NoConvergence, ValueError):
+                pass
     s, is_p = smaller(a, x)
     with mp.workprec(100):
         p = s if is_p else 1 - s
         q = 1 - s if is_p else s
-        if which in ("L", "U") and a > MAX_GAMMA:  # PyTensor's product: Gamma(a) is inf in float64
-            return np.longdouble(np.inf if float(p if which == "L" else q) != 0 else np.nan)
         value = {"P": p, "Q": q, "L": p * mp.gamma(a), "U": q * mp.gamma(a)}[which]
         return np.longdouble(mp.nstr(value, 25, min_fixed=1, max_fixed=0))
 

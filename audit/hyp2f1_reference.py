@@ -43,7 +43,7 @@ def _one(a: float, b: float, c: float, z: float) -> np.longdouble:
     values = []
     for prec in (120, 180, 400):
         with mpmath.workprec(prec):
-            v = mpmath.hyp2f1(a, b, c, z, zeroprec=1200, infprec=1200)  # 0 below 2**-1200, inf above 2**1200
+            v = _mp_hyp2f1(a, b, c, z)
         values.append(v)
         if len(values) == 2 and (values[0] == values[1] or mpmath.isinf(values[1])
                                  or abs(values[0] - values[1]) <= 1e-30 * abs(values[1])):
@@ -56,6 +56,19 @@ def _one(a: float, b: float, c: float, z: float) -> np.longdouble:
     with np.errstate(over="ignore"), warnings.catch_warnings():  # beyond the long double range: inf
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.longdouble(mpmath.nstr(v, 25, min_fixed=1, max_fixed=0)) if mpmath.isfinite(v) else np.longdouble(v)
+
+
+def _mp_hyp2f1(a, b, c, z):
+    """mpmath's hyp2f1 (0 below 2**-1200, inf above 2**1200); where it gives up (its transformations
+    for z < -1 at large c: hypercomb does not converge), Pfaff's (1 - z)**-a 2F1(a, c - b; c; z / (z - 1)),
+    whose argument is in (0, 1) for z < 0."""
+    try:
+        return mpmath.hyp2f1(a, b, c, z, zeroprec=1200, infprec=1200)
+    except ValueError:
+        if z >= 0:
+            raise
+        a, b, c, z = (mpmath.mpf(v) for v in (a, b, c, z))
+        return (1 - z) ** -a * mpmath.hyp2f1(a, c - b, c, z / (z - 1), zeroprec=1200, infprec=1200)
 
 
 def hyp2f1(a, b, c, z) -> np.ndarray:

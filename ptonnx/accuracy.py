@@ -150,6 +150,10 @@ BY_OP: dict[str, Bound] = {
                  "adds (2/pi) sin(v pi) K_v, computed as one exponential without forming Kve (finite wherever the result is): "
                  "near the zeros of I_-v absolute, within 2e-15 of exp(-x) I_v(x); elsewhere about 4 ulp per unit of "
                  "|ln Kve(-v, x)| + 2x (5100 ulp at v = -1376.4, x = 452); an underflowed result may be +0.0 for -0.0"),
+    "Iv": Bound(4096.0, domain="as Ive", note="I_v(x): as Ive without its exp(-abs(x)) (which underflows where I_v does not): "
+                "the series and Debye's expansion (its exponent v eta = v (eta - z) + x) directly, elsewhere Ive times "
+                "exp(abs(x)) as two halves (finite up to 713.98, as SciPy's iv); PyTensor 3's ive(v, x) * exp(abs(x)) "
+                "becomes this op (the exact_forms pass)"),
     "Jv": Bound(128.0, atol=1e-15, domain="integer orders n, -100 <= n <= 100 (other orders give NaN)",
                 note="integer orders from -100 to 100 (others give NaN): J0, J1; a power series up to 1, Miller's algorithm "
                 "below the turning point x = n (relative: 128 ulp), the forward recurrence beyond (near the zeros "

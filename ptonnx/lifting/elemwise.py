@@ -106,6 +106,7 @@ SCALAR_OPS: dict[type, str] = {
     psm.BetaInc: "BetaInc",
     psm.BetaIncInv: "BetaIncInv",
     psm.Hyp2F1: "Hyp2F1",
+    **({psm.Iv: "Iv"} if hasattr(psm, "Iv") else {}),  # pytensor 2.x; 3.0 builds ive * exp(|x|) (passes/exact_forms.py)
 }
 
 #: scalar ops lifted by a rule of their own rather than one IR op
@@ -252,18 +253,6 @@ def _lift_clip(ctx, scalar_op, inputs, out_dtypes, names, where):
     below, above = ctx.op("Less", x, lo), ctx.op("Greater", x, hi)
     upper = _apply(ctx, "Where", [above, hi, x], dtype, None)
     return [_apply(ctx, "Where", [below, lo, upper], dtype, names[0])]
-
-
-@_special(*[c for c in (getattr(psm, "Iv", None),) if c is not None])  # pytensor 2.x; 3.0 builds ive * exp(|x|)
-def _lift_iv(ctx, scalar_op, inputs, out_dtypes, names, where):
-    """I_v(x) = Ive(v, x) exp(|x|), the exponential as two halves (I_v is finite up to 713.98, exp(|x|)
-    overflows from 709.78); at ±inf 1 / Ive, whose zero carries the sign (-0.0 for odd orders at -inf)."""
-    v, x = inputs
-    (dtype,) = out_dtypes
-    scaled = _apply(ctx, "Ive", [v, x], dtype, None)
-    half = ctx.op("Exp", ctx.op("Mul", ctx.op("Abs", ctx.cast(x, dtype)), Value.constant(np.asarray(0.5, dtype))))
-    product = ctx.op("Mul", ctx.op("Mul", scaled, half), half)
-    return [_apply(ctx, "Where", [ctx.op("IsInf", ctx.cast(x, dtype)), ctx.op("Reciprocal", scaled), product], dtype, names[0])]
 
 
 #: comparison class -> IR op

@@ -10,6 +10,7 @@ from ptonnx.errors import LiftingError
 from ptonnx.ir import Graph
 from ptonnx.lifting.context import LiftContext, ir_type, is_random, random_error
 from ptonnx.lifting.dispatch import lifter_for, lifts
+from ptonnx.lifting.idioms import recognise
 
 try:
     from pytensor.tensor.random.op import RNGConsumerOp
@@ -29,6 +30,7 @@ def lift(fgraph, name: str = "graph") -> Graph:
         ctx.add_input(var)
     lift_applies(ctx, fgraph.toposort())
     ctx.graph.set_outputs([ctx.value(v) for v in fgraph.outputs])
+    recognise(ctx.graph)
     return ctx.graph
 
 

@@ -43,7 +43,7 @@ VIA_FLOAT64 = frozenset({
     "Tan", "ArcSin", "ArcCos", "ArcTan", "ArcTan2", "Sinh", "Cosh", "ArcSinh", "ArcCosh", "ArcTanh",
     "Exp2", "Log2", "Log10", "Log1mexp", "Erfc", "Erfcx", "GammaLn", "Gamma", "Psi", "TriGamma",
     "Erfinv", "Erfcinv", "PolyGamma", "OwensT",
-    "I0", "I1", "J0", "J1", "Ive", "Jv", "Kve",
+    "I0", "I1", "J0", "J1", "Ive", "Iv", "Jv", "Kve",
     "GammaInc", "GammaIncC", "GammaU", "GammaL", "GammaIncInv", "GammaIncCInv",
     "BetaInc", "BetaIncInv", "Hyp2F1",
 })

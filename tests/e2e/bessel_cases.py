@@ -2,7 +2,8 @@
 where the lowerings change regime, the orders tested, and where ptonnx departs from
 PyTensor's evaluation (SciPy 1.17) because SciPy is wrong there (audit/bessel_reference.py:
 i0/i1 overflow from 709.78 and are NaN at ±inf, j0/j1 lose the phase beyond ~1e8, ive/kve are
-NaN at ±inf and for huge orders or arguments, kve(0, subnormal) is inf, and zero signs)."""
+NaN at ±inf and for huge orders or arguments, kve(0, subnormal) is inf, and zero signs; iv is
+compared with the exact I_v throughout: PyTensor 3's ive * exp(|x|) overflows from 709.78)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,11 @@ POINTS = (0.0, -0.0, 5e-324, 1e-310, 1e-300, 1e-20, 1e-5, 0.5, 1.0, 2.0, 5.0, 8.
 #: is often NaN and test_accuracy.py covers them against mpmath)
 ORDERS = {
     "Ive": (0.0, 1.0, -1.0, 2.0, 2.5, -3.0, 7.0, 24.5, 25.0, 30.3, 99.0),  # negative non-integer: test_bessel.py
+    "Iv": (0.0, 1.0, -1.0, 2.0, 2.5, -3.0, 7.0, 24.5, 25.0, 30.3, 99.0),
     "Jv": (0.0, 1.0, -1.0, 2.0, 3.0, -7.0, 10.0, 33.0),  # 100: test_bessel.py (a larger graph)
     "Kve": (0.0, 1.0, -1.0, 0.5, -1.5, 2.0, 0.3, 7.7, 24.6, 25.0, 30.3, 99.0),
 }
-BUILD = {"I0": pt.i0, "I1": pt.i1, "J0": pt.j0, "J1": pt.j1, "Ive": pt.ive, "Jv": pt.jv, "Kve": pt.kve}
+BUILD = {"I0": pt.i0, "I1": pt.i1, "J0": pt.j0, "J1": pt.j1, "Ive": pt.ive, "Iv": pt.iv, "Jv": pt.jv, "Kve": pt.kve}
 
 
 def with_orders(op: str):
@@ -44,6 +46,11 @@ def departure(op: str):
     def fix(values, expected):
         x = np.asarray(values).astype(np.float64)
         args = [x] if op not in ORDERS else np.broadcast_arrays(np.array(ORDERS[op]).reshape((-1,) + (1,) * x.ndim), x)
+        if op == "Iv":  # PyTensor 3's ive * exp(|x|) is inf or 0 where I_v is not (and NaN at +-inf): exact throughout
+            dtype = np.asarray(values).dtype if np.asarray(values).dtype.kind == "f" else np.float64
+            orders = np.array(ORDERS[op], dtype=dtype).astype(np.longdouble).reshape((-1,) + (1,) * x.ndim)
+            with np.errstate(all="ignore"):
+                return bessel_reference.iv(*np.broadcast_arrays(orders, x.astype(np.longdouble))).astype(expected.dtype)
         _, doubtful = bessel_reference.scipy_value(op, *args)
         if not doubtful.any():
             return expected

@@ -5,7 +5,9 @@ GAMMA_INC_K along a new leading axis (k's own ends: 0, subnormal, 20, 171.6, hug
 Departures from PyTensor's evaluation (SciPy 1.17), where SciPy is wrong: for subnormal k
 it gives P = 0 and a negative Q (gammaincc(1e-320, 1) = -5.8e-321; P is 1 - 2e-321);
 float16/float32 GammaL/GammaU are PyTensor's products formed in float32, which overflow
-where Gamma(k) does (k > 35); ptonnx forms them in float64 and rounds once.
+where Gamma(k) does (k > 35); ptonnx forms them in float64 and rounds once. GammaL and GammaU
+are finite (mpmath's) where PyTensor's products P Gamma(k), Q Gamma(k) are 0, inf or NaN or lose
+digits to an underflowing tail, but the value itself is finite (gamma_inc_products.py).
 """
 
 from __future__ import annotations
@@ -31,13 +33,14 @@ EXACT = {"GammaInc": gamma_inc_reference.gammainc, "GammaIncC": gamma_inc_refere
 def _subnormal_k(op: str, k: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The exact values at a subnormal k > 0 and finite x > 0: Q = Gamma(k, x) / Gamma(k) is
     k E1(x) to a relative O(k) (Gamma(k) = 1/k - euler + O(k), Gamma(k, x) = E1(x) + O(k));
-    P = 1 - Q; GammaL, GammaU are PyTensor's products with Gamma(k) = inf."""
+    P = 1 - Q."""
     with np.errstate(all="ignore"):
         upper = k * scipy.special.exp1(x)
         regularized = {"GammaInc": 1.0 - upper, "GammaIncC": upper}
         if op in regularized:
             return regularized[op]
-        return (1.0 - upper if op == "GammaL" else upper) * scipy.special.gamma(k)
+        # GammaU = Gamma(k, x) = E1(x) + O(k); GammaL = P Gamma(k) ~ 1 / k overflows
+        return np.inf * (1.0 - upper) if op == "GammaL" else scipy.special.exp1(x)
 
 
 def _k(x) -> np.ndarray:
@@ -68,6 +71,15 @@ def departure(op: str):
                 scipy.special.gammainc(k64, x64) == 0)
         if wrong.any():
             fixed[wrong] = _subnormal_k(op, k64[wrong], x64[wrong]).astype(fixed.dtype)
+        if op in ("GammaL", "GammaU"):  # ptonnx's are finite where they are; PyTensor's products are not
+            with np.errstate(all="ignore"):
+                tail = (scipy.special.gammainc if op == "GammaL" else scipy.special.gammaincc)(k64, x64)
+                product = ~wrong & (k64 > 0) & np.isfinite(k64) & (x64 > 0) & np.isfinite(x64) & (
+                    ~np.isfinite(scipy.special.gamma(k64)) | (np.abs(tail) < np.finfo(np.float64).tiny)
+                    | ~np.isfinite(fixed) | (fixed == 0))
+            flushed = flushed & ~product
+            if product.any():
+                fixed[product] = EXACT[op](k64[product], x64[product]).astype(np.float64).astype(fixed.dtype)
         if flushed.any():
             exact = EXACT[op](k64[flushed], x64[flushed]).astype(np.float64)
             fixed[flushed] = exact.astype(fixed.dtype)

@@ -153,6 +153,7 @@ def order_pairs(draw, op: str, dtype: str, n: int):
     x = rng.permutation(draw(extreme_batch(dtype, n)))[:n]
     v, _ = hard_pairs(op, dtype, rng, x.size)
     edges = {"Jv": [np.nan, 0.0, -0.0, 1.0, -1.0, 100.0, -100.0], "Ive": [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, 1.0, -1.0, 25.0, 25.5],
+             "Iv": [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, 1.0, -1.0, 25.0, 25.5],
              "Kve": [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 1.0, 25.0, -25.5]}[op]
     v = np.where(rng.random(x.size) < 0.1, rng.choice(np.array(edges, dtype=dtype), x.size), v)
     hv, hx = hard_pairs(op, dtype, rng, n // 2)

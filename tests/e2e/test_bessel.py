@@ -223,6 +223,36 @@ def test_iv_of_pytensor_2():
         np.testing.assert_array_equal(out, [np.inf, -np.inf, -np.inf, np.nan])
 
 
+def test_iv_is_one_op_in_both_pytensors():
+    """PyTensor 3 builds iv(v, x) as ive(v, x) * exp(|x|), which is inf from |x| = 709.78 and 0 where
+    ive underflows, though I_v is finite: lifting recognises the product (ptonnx/lifting/idioms.py),
+    as it lifts PyTensor 2's Iv, and I_v is computed without exp(-|x|) (the points: the audit's finds)."""
+    import scipy.special
+
+    v, x = pt.dvector("v"), pt.dvector("x")
+    orders = np.array([759.8541133775672, 23.28087783288138, 0.0, 1.0, 2.5, 300.0, 40.0, 5.0, 3.0, -2.5])
+    args = np.array([288.9150065138604, 713.5222711486605, 713.9, -712.0, 711.0, 150.0, 1e-3, 0.5, -30.0, 4.0])
+    for cm in (ptonnx.compile_function([v, x], [pt.iv(v, x)]), ptonnx.compile(pytensor.function([v, x], pt.iv(v, x)))):
+        assert "Iv" in {node.op for node in cm.ir} and "Ive" not in {node.op for node in cm.ir}
+        exact = _mp(mpmath.besseli, orders, args)
+        assert np.all(np.isfinite(exact) & (exact != 0))
+        with np.errstate(all="ignore"):
+            assert not np.all(np.isfinite(scipy.special.ive(orders, args) * np.exp(np.abs(args))))
+        for level, (got,) in run_at_every_level(cm, orders, args).items():
+            rel = _relative(got, exact)
+            assert rel.max() < 1e-12, f"{level}: Iv({orders[rel.argmax()]}, {args[rel.argmax()]}) = {got[rel.argmax()]!r}"
+
+
+def test_iv_keeps_a_product_ive_shares():
+    """The product is rewritten also where its Ive has other users (they keep it)."""
+    v, x = pt.dvector("v"), pt.dvector("x")
+    scaled = pt.ive(v, x)
+    cm = ptonnx.compile_function([v, x], [scaled * pt.exp(pt.abs(x)), scaled])
+    assert {"Iv", "Ive"} <= {node.op for node in cm.ir}
+    (got_iv, got_ive), = [outs for outs in run_at_every_level(cm, np.array([3.0]), np.array([2.0])).values()][:1]
+    assert abs(got_iv[0] / float(mpmath.besseli(3, 2)) - 1) < 1e-14 and abs(got_ive[0] / float(mpmath.besseli(3, 2) * mpmath.exp(-2)) - 1) < 1e-14
+
+
 class _ScaledBessel(psm.UnaryScalarOp):
     """A scalar op of another library computing scipy.special.i0e or i1e (as PyMC's I0e, I1e
     in the Rice distribution): ptonnx knows it by its nfunc_spec."""

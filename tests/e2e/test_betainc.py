@@ -89,6 +89,20 @@ def test_a_huge_parameter_converges():
     assert abs(got[0] / _reference(1e9, 1e9, 0.5 - 1e-5) - 1) < RTOL
 
 
+def test_huge_parameters_far_from_the_mean_are_0_or_1():
+    """There the tail's prefactor underflows, so it is 0 whatever the fraction (at most p + 1), which
+    is not run: it did not converge there (NaN for a = 5e74, b = 5e212, found by the audit)."""
+    a, b, x = pt.dvector("a"), pt.dvector("b"), pt.dvector("x")
+    cm = ptonnx.compile_function([a, b, x], [pt.betainc(a, b, x)])
+    a_ = np.array([5.115352395643128e74, 1e12, 1e12, 1e300, 1e10, 3e200])
+    b_ = np.array([4.578735155091031e212, 1e12, 1e12, 1e300, 1e250, 1e9])
+    x_ = np.array([0.5036738340131366, 0.4999, 0.5001, 0.25, 1e-200, 0.999])
+    expected = beta_reference.betainc(a_, b_, x_).astype(np.float64)
+    assert set(expected) == {0.0, 1.0}
+    for level, (got,) in run_at_every_level(cm, a_, b_, x_).items():
+        np.testing.assert_array_equal(got, expected, err_msg=level)
+
+
 def test_pymc_logcdfs():
     pm = pytest.importorskip("pymc")
     nu, mu, sigma, value = pt.dscalar("nu"), pt.dscalar("mu"), pt.dscalar("sigma"), pt.dvector("value")

@@ -61,6 +61,16 @@ def test_tiny_a_with_y_near_1(model):
     _check(model, "tiny a, y near 1", a, b, y)
 
 
+def test_tiny_a_and_b_with_y_near_1(model):
+    """There x moves by 600 times 1 - I's relative error: 1 - I is compared with 1 - y directly, not
+    as the difference of their logs (~-20, which cost 1.6e-12 in x at the first triple, found by
+    `python -m audit.function_table`)."""
+    a = np.array([2.8034349663769676e-12, 1e-12, 3e-11])
+    b = np.array([0.035415482206556215, 0.01, 0.09])
+    y = np.array([0.9999999983137687, 1 - 1e-9, 1 - 3e-8])
+    _check(model, "tiny a and b, y near 1", a, b, y)
+
+
 def test_special_values_as_scipy(model):
     import scipy.special
 

@@ -81,7 +81,7 @@ CASES = {
     **{op: Case(bessel.BUILD[op], bessel.POINTS + zeros, (-30.0, 30.0), departure=bessel.departure(op))
        for op, zeros in (("I0", ()), ("I1", ()), ("J0", bessel.J0_ZEROS), ("J1", bessel.J1_ZEROS))},
     **{op: Case(bessel.with_orders(op), bessel.POINTS + bessel.J1_ZEROS, (-30.0, 60.0), departure=bessel.departure(op))
-       for op in ("Ive", "Jv", "Kve")},
+       for op in ("Ive", "Iv", "Jv", "Kve")},
     "Erfinv": Case(pt.erfinv, more.ERFINV_POINTS, (-1.0, 1.0), departure=more.DEPARTURES["Erfinv"]),
     "Erfcinv": Case(pt.erfcinv, more.ERFCINV_POINTS, (0.0, 2.0), departure=more.DEPARTURES["Erfcinv"]),
     "PolyGamma": Case(more.polygamma_with_orders, more.POLYGAMMA_POINTS, (-10.0, 30.0), departure=more.DEPARTURES["PolyGamma"],

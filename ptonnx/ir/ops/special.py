@@ -43,6 +43,7 @@ SPECIAL: dict[str, tuple] = {
     "J0": ("j0", UNARY, "Bessel function of the first kind, order 0"),
     "J1": ("j1", UNARY, "Bessel function of the first kind, order 1"),
     "Ive": ("ive", BINARY, "exp(-|b|) I_a(b): the scaled modified Bessel function of the first kind of real order a"),
+    "Iv": ("iv", BINARY, "I_a(b): the modified Bessel function of the first kind of real order a (finite up to 713.98)"),
     "Jv": ("jv", BINARY, "J_a(b): the Bessel function of the first kind of order a (lowered for integer orders |a| <= 100)"),
     "Kve": ("kve", BINARY, "exp(b) K_a(b): the scaled modified Bessel function of the second kind of real order a"),
     "GammaInc": ("gammainc", BINARY, "P(a, b): the regularized lower incomplete gamma function (a, b >= 0)"),

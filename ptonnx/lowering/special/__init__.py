@@ -13,6 +13,7 @@ from ptonnx.lowering.special import (  # noqa: F401  (register the emitters)
     gamma,
     gamma_inc,
     gamma_inc_inv,
+    gamma_inc_products,
     hyp2f1,
     owens_t,
     polygamma,

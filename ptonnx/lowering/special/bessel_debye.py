@@ -78,6 +78,14 @@ def ive_large_order(v: Ex, x: Ex) -> Ex:
     return exp(exponent) / (sqrt(v) * math.sqrt(2 * math.pi)) / sqrt(s) * _series(v, t, 1.0)
 
 
+def iv_large_order(v: Ex, x: Ex) -> Ex:
+    """I_v(x), v >= 25, x >= 0, without forming exp(-x) I_v (which underflows where I_v does not): the
+    exponent v eta = v (eta - z) + x, its exponential as two halves (the factor before it is below 1)."""
+    exponent, s, t = _uniform(v, x)
+    half = exp((exponent + x) * 0.5)
+    return half * (1.0 / (sqrt(v) * math.sqrt(2 * math.pi)) / sqrt(s) * _series(v, t, 1.0)) * half
+
+
 def kve_large_order(v: Ex, x: Ex, shift: Ex | None = None, factor: Ex | None = None) -> Ex:
     """exp(x) K_v(x), v >= 25, x >= 0; with `shift` and `factor`, factor exp(x + shift) K_v(x),
     finite wherever the product is (exp(-exponent) alone overflows before the product does)."""

@@ -24,10 +24,10 @@ import math
 import numpy as np
 
 from ptonnx.lowering.elementwise import is_negative
-from ptonnx.lowering.expr import Ex, ceil, exp, floor, where
+from ptonnx.lowering.expr import Ex, ceil, exp, floor, select, where
 from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.bessel_debye import FROM_ORDER, ive_large_order
-from ptonnx.lowering.special.bessel_i import i0e, i1e
+from ptonnx.lowering.special.bessel_debye import FROM_ORDER, iv_large_order, ive_large_order
+from ptonnx.lowering.special.bessel_i import i0, i0e, i1, i1e
 from ptonnx.lowering.special.bessel_k import kv_exp_minus
 from ptonnx.lowering.special.gamma import gamma_factors, sin_pi
 from ptonnx.lowering.special.order import constant_order
@@ -41,8 +41,9 @@ SERIES_TERMS = 40
 SERIES_ORDERS_BELOW = 170.0
 
 
-def _series(v: Ex, x: Ex) -> Ex:
-    """exp(-x) I_v(x) for x >= 0 in the series region (x <= 20 or x**2 <= 24 (v + 1)), 0 <= v < 170."""
+def _series(v: Ex, x: Ex, scaled: bool = True) -> Ex:
+    """exp(-x) I_v(x) (`scaled`, else I_v(x)) for x >= 0 in the series region (x <= 20 or
+    x**2 <= 24 (v + 1)), 0 <= v < 170."""
     q = x * x * 0.25
     term = total = x.const(1.0)
     for k in range(1, SERIES_TERMS):
@@ -53,7 +54,7 @@ def _series(v: Ex, x: Ex) -> Ex:
     a, b = gamma_factors(where(below_one, v + 1.0, v))
     # (x/2)**v: x/2 rounds for subnormal x, where x**v 2**-v cannot overflow
     power = where(x >= 2.0**-1000, (x * 0.5).op("Pow", v), x.op("Pow", v) * x.const(0.5).op("Pow", v))
-    return power * exp(-x) / where(below_one, 1.0, v) / a / b * total
+    return (power * exp(-x) if scaled else power) / where(below_one, 1.0, v) / a / b * total
 
 
 def _recurred(v: Ex, x: Ex) -> Ex:
@@ -70,11 +71,29 @@ def _recurred(v: Ex, x: Ex) -> Ex:
     return at
 
 
+def _in_series(v: Ex, a: Ex) -> Ex:
+    return ((a <= SERIES_UP_TO) | (a * a <= (v + 1.0) * SERIES_SQUARE_PER_ORDER)) & (v < SERIES_ORDERS_BELOW)
+
+
 def ive_nonnegative(v: Ex, a: Ex) -> Ex:
     """exp(-a) I_v(a) for v >= 0, a = |x| >= 0."""
-    series = ((a <= SERIES_UP_TO) | (a * a <= (v + 1.0) * SERIES_SQUARE_PER_ORDER)) & (v < SERIES_ORDERS_BELOW)
-    general = where(series, _series(v, a), _recurred(v, a))
+    general = where(_in_series(v, a), _series(v, a), _recurred(v, a))
     return where(v.eq(0.0), i0e(a), where(v.eq(1.0), i1e(a), general))
+
+
+def times_exp(scaled: Ex, a: Ex) -> Ex:
+    """scaled exp(a), the exponential as two halves (finite up to the product's own overflow)."""
+    half = exp(a * 0.5)
+    return scaled * half * half
+
+
+def iv_nonnegative(v: Ex, a: Ex) -> Ex:
+    """I_v(a) for v >= 0, a = |x| >= 0: the series and Debye's expansion without exp(-a) (exp(-a) I_v
+    underflows where I_v does not: 1e-208 at v = 760, a = 289); below order 25 beyond the series,
+    the recurrence's exp(-a) I_v (near 1 / sqrt(2 pi a)) times exp(a)."""
+    general = select((_in_series(v, a), _series(v, a, scaled=False)), (v >= FROM_ORDER, iv_large_order(v, a)),
+                     otherwise=times_exp(_recurred(v, a), a))
+    return where(v.eq(0.0), i0(a), where(v.eq(1.0), i1(a), general))
 
 
 def _sin_pi(v: Ex) -> Ex:
@@ -87,13 +106,25 @@ def _sin_pi(v: Ex) -> Ex:
 def ive(v: Ex, x: Ex, reflect: bool = True) -> Ex:
     """exp(-|x|) I_v(x); `reflect`: some orders may be negative non-integers, for which
     I_-v = I_v + (2/pi) sin(v pi) K_v (Kve from bessel_k.py)."""
+    return _bessel_i(v, x, reflect, scaled=True)
+
+
+def iv(v: Ex, x: Ex, reflect: bool = True) -> Ex:
+    """I_v(x), as `ive` without its exp(-|x|) (a negative non-integer order: exp(|x|) times ive's sum)."""
+    return _bessel_i(v, x, reflect, scaled=False)
+
+
+def _bessel_i(v: Ex, x: Ex, reflect: bool, scaled: bool) -> Ex:
     a = abs(x)
     integer = floor(v).eq(v)
     n = abs(v)  # I_{-n} = I_n
-    result = ive_nonnegative(n, a)
+    scaled_n = ive_nonnegative(n, a)
+    result = scaled_n if scaled else iv_nonnegative(n, a)
     if reflect:
-        reflected = result + kv_exp_minus(n, a, _sin_pi(n) * (2 / math.pi))
-        result = where((v < 0.0) & integer.op("Not"), reflected, result)
+        reflected = scaled_n + kv_exp_minus(n, a, _sin_pi(n) * (2 / math.pi))
+        result = where((v < 0.0) & integer.op("Not"), reflected if scaled else times_exp(reflected, a), result)
+    if not scaled:
+        result = where(a.eq(math.inf), math.inf, result)  # the halves' inf times a zero
     odd_order = integer & abs(n.op("Mod", 2.0, fmod=1)).eq(1.0)
     negative_x = Ex(x.ctx, is_negative(x.ctx, x.name, x.dtype), "bool")
     result = result * where(odd_order & negative_x, -1.0, 1.0, like=x)  # a product keeps -0.0
@@ -109,6 +140,22 @@ def emit_ive(ctx, node, inputs):
     order = constant_order(node)
     if order is not None and abs(order) in (0.0, 1.0):
         return (i0e(x) if order == 0 else i1e(x)).name
+    return ive(v, x, _may_reflect(node)).name
+
+
+def _may_reflect(node) -> bool:
+    """Unless the orders are constants without one, some may be negative non-integers."""
     known = node.inputs[0].const
-    reflect = known is None or bool(((known < 0) & (np.floor(known) != known)).any())
-    return ive(v, x, reflect).name
+    return known is None or bool(((known < 0) & (np.floor(known) != known)).any())
+
+
+@emits("Iv")
+def emit_iv(ctx, node, inputs):
+    """I_v(x): as Ive, without its exp(-|x|) (PyTensor 2's Iv; PyTensor 3's ive(v, x) * exp(|x|) is
+    rewritten to it by the exact_forms pass)."""
+    dtype = node.outputs[0].dtype
+    v, x = Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)
+    order = constant_order(node)
+    if order is not None and abs(order) in (0.0, 1.0):
+        return (i0(x) if order == 0 else i1(x)).name
+    return iv(v, x, _may_reflect(node)).name

@@ -55,6 +55,8 @@ SPLITTER = 134217729.0
 SPLIT_BELOW = 1e290
 #: the fraction is evaluated at p >= SMALLEST_P (its scaled start would be subnormal)
 SMALLEST_P = 1e-280
+#: below this log, a tail rounds to 0 (half the least subnormal is e**-745.13)
+NEGLIGIBLE_LOG = -746.0
 
 
 def stirling_correction(x: Ex) -> Ex:
@@ -193,11 +195,17 @@ def regular_parts(a_: Ex, b_: Ex, x_: Ex, logs: bool = False) -> tuple[Ex, ...]:
     lu, lv = where(flip, ly, lx), where(flip, lx, ly)
     lam = where(flip, -lam, lam)
     log_pre = log_prefactor(p, q, u, v, lu, lv, lam)
-    # the fraction's elements that take another method compute I_{1/2}(1, 1) (two trips)
+    # the fraction's elements that take another method compute I_{1/2}(1, 1) (two trips); so do
+    # those whose tail rounds to 0 whatever the fraction: I = P sum_n (p + q)_n / (p + 1)_n u**n
+    # (a series of ratio (p + q + n) u / (p + 1 + n) <= p / (p + 1) where lam >= 0), so the
+    # fraction is at most p + 1 (far from the mean of huge p, q, where it would not converge)
     cf = use_small_b.op("Not") & series.op("Not")
+    negligible = None if logs else cf & (log_pre + log(p + 1.0) < NEGLIGIBLE_LOG)
+    cf = cf if negligible is None else cf & negligible.op("Not")
     fraction = continued_fraction(where(cf, p, 1.0), where(cf, q, 1.0), where(cf, u, 0.5), where(cf, v, 0.5),
                                   where(cf, lam, 0.0))
     tail = where(series, power_series(p, q, u, log_pre, lv), log_pre.op("Exp") * fraction)
+    tail = tail if negligible is None else where(negligible, 0.0, tail)
     log_j = small_b_log_complement(a_, where(use_small_b, b_, 0.05), y_, ly)
     if not logs:
         return tail, flip, use_small_b, log_j

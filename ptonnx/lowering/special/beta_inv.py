@@ -44,6 +44,8 @@ NEAREST_ONE = 2.0**-53
 #: where G is linear in log x (log(1 - x)): a Newton step that lands on 0 (1) is the answer
 LINEAR_BELOW = 2.0**-1000
 LINEAR_ABOVE = 2.0**-50
+#: from here on a tail is compared with its target directly (both normal)
+DIRECT_FROM = 2.0**-1000
 
 
 def logaddexp(u: Ex, v: Ex) -> Ex:
@@ -99,9 +101,14 @@ def solve(a: Ex, b: Ex, y: Ex) -> Ex:
         # tiny a, x in the series' range: I ~ 1 - a |log x|, so 1 - I from the complement in a's terms
         small_a = (use_small_b | flip).op("Not") & (a_ < SMALL_B) & (x_ <= SERIES_UP_TO) & (b_ * x_ <= 1.0)
         log_i = small_b_log_complement(b_, where(small_a, a_, 0.05), x_, log(x_))
-        log_upper = where(small_a, log(-expm1(log_i)), log_upper)
+        complement = -expm1(log_i)
+        log_upper = where(small_a, log(complement), log_upper)
         upper = y > 0.5
         g = where(upper, log1p(-y) - log_upper, log_lower - log(y))
+        # there 1 - I against 1 - y (exact) directly: the difference of their logs (~-20) costs eps 20,
+        # which x's sensitivity (d log x = dG / (a x**a / (1 - I)): 600 at a = 3e-12, 1 - y = 2e-9) magnifies
+        direct = upper & small_a & (complement >= DIRECT_FROM)
+        g = where(direct, log((1.0 - y) / where(direct, complement, 1.0)), g)
         lower_half = x_ <= 0.5
         slope = exp(log_kernel - where(lower_half, log1p(-x_), log(x_)) - where(upper, log_upper, log_lower))
         s = g / slope

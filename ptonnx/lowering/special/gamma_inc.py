@@ -1,5 +1,5 @@
-"""GammaInc P(a, x), GammaIncC Q(a, x) = 1 - P (the regularized incomplete gamma functions),
-GammaL = P Gamma(a) and GammaU = Q Gamma(a) (PyTensor's products), in float64.
+"""GammaInc P(a, x), GammaIncC Q(a, x) = 1 - P (the regularized incomplete gamma functions), in
+float64 (GammaL = P Gamma(a) and GammaU = Q Gamma(a): gamma_inc_products.py).
 
 Every method gives the smaller of P and Q relatively accurately, the other is 1 minus it
 (as SciPy's igam/igamc and DiDonato and Morris). By region, for finite a, x > 0:
@@ -27,7 +27,7 @@ import math
 
 from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, polyval, select, sqrt, where
 from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.gamma import LGAMMA_ABOUT_TWO, _stirling_series, gamma, lgamma_positive
+from ptonnx.lowering.special.gamma import LGAMMA_ABOUT_TWO, _stirling_series, lgamma_positive
 from ptonnx.lowering.special.gamma_inc_temme import TEMME_FROM, TEMME_WIDTH, temme_bracket, temme_smaller
 
 SERIES_TERMS = 80
@@ -92,16 +92,21 @@ def continued_fraction(a: Ex, x: Ex) -> Ex:
     return f
 
 
-def upper_series(a: Ex, x: Ex) -> Ex:
-    """Q for small x and a: -expm1(a log x - lgamma(1 + a)) - a x**a / Gamma(1 + a) sum_n (-x)**n / (n! (a + n))."""
+def q_series_sum(a: Ex, x: Ex) -> Ex:
+    """sum_n (-x)**n / (n! (a + n)), n = 1 .. Q_SERIES_TERMS."""
     fac = x.const(1.0)
     total = x.const(0.0)
     minus_x = -x
     for n in range(1, Q_SERIES_TERMS + 1):
         fac = fac * minus_x * (1.0 / n)
         total = total + fac / (a + float(n))
+    return total
+
+
+def upper_series(a: Ex, x: Ex) -> Ex:
+    """Q for small x and a: -expm1(a log x - lgamma(1 + a)) - a x**a / Gamma(1 + a) sum_n (-x)**n / (n! (a + n))."""
     y = a * log(x) - lgamma1p(a)
-    return -expm1(y) - exp(y) * a * total
+    return -expm1(y) - exp(y) * a * q_series_sum(a, x)
 
 
 def _regions(a: Ex, x: Ex, t: Ex) -> tuple[Ex, Ex, Ex]:
@@ -181,15 +186,5 @@ def gammaincc(a: Ex, x: Ex) -> Ex:
     return incomplete_gamma(a, x)[1]
 
 
-def gamma_lower(a: Ex, x: Ex) -> Ex:
-    """PyTensor's GammaL: P(a, x) Gamma(a) (inf where Gamma(a) overflows, a > 171.6)."""
-    return incomplete_gamma(a, x)[0] * gamma(a)
-
-
-def gamma_upper(a: Ex, x: Ex) -> Ex:
-    """PyTensor's GammaU: Q(a, x) Gamma(a) (inf where Gamma(a) overflows, a > 171.6)."""
-    return incomplete_gamma(a, x)[1] * gamma(a)
-
-
-for _op, _fn in {"GammaInc": gammainc, "GammaIncC": gammaincc, "GammaL": gamma_lower, "GammaU": gamma_upper}.items():
+for _op, _fn in {"GammaInc": gammainc, "GammaIncC": gammaincc}.items():
     emits(_op)(_binary(_fn))

@@ -1,0 +1,91 @@
+"""GammaU(a, x) = Q(a, x) Gamma(a) and GammaL(a, x) = P(a, x) Gamma(a): PyTensor's products, the
+non-regularized incomplete gamma functions, in float64, finite wherever they are.
+
+Formed as products, they are 0 where the tail underflows and inf where Gamma(a) overflows
+(a > 171.6, a < 5.6e-309) though the value is finite: GammaU(154.3, 1460.1) = 1.15e-149 has
+Q = 1e-419. So, by gamma_inc.py's regions:
+
+- the continued fraction (GammaU) and the series of P (GammaL) without Gamma(a):
+  x**a e**-x / f and x**a e**-x / a sum_n x**n / ((a+1)...(a+n)), with x**a e**-x as two halves of
+  exp(a log x - x); that exponent rounds to about eps (a |log x| + x), as the result itself
+  moves by about (x - a) eps for one rounding of x: within 1e-12 up to x ~ 4000;
+- GammaU by the series of Q as Gamma(1 + a) (-expm1(y) / a - e**y sum_n (-x)**n / (n! (a + n))),
+  y = a u, u = log x - lgamma(1 + a) / a: no 1 / a formed (E1(x) as a -> 0);
+- elsewhere Gamma(a) times the larger tail (or Temme's, not below e**-0.07 a), through logs
+  (exp(lgamma(a) + log tail), two halves) where Gamma(a) alone overflows.
+
+At x = 0 or inf, a = 0 or inf, and outside the domain, the products of P and Q with Gamma(a),
+as PyTensor (GammaU(0, x) = 0 inf = NaN).
+"""
+
+from __future__ import annotations
+
+from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, polyval, select, where
+from ptonnx.lowering.registry import emits
+from ptonnx.lowering.special.gamma import LGAMMA_ABOUT_TWO, gamma, lgamma_positive
+from ptonnx.lowering.special.gamma_inc import (
+    _binary,
+    _regions,
+    continued_fraction,
+    exponent,
+    incomplete_gamma,
+    lgamma1p,
+    lower_series,
+    q_series_sum,
+)
+
+#: below this a, log1p(a) / a as 1 - a / 2 + a**2 / 3 (Kahan's log1p would divide 0 by 0)
+TINY_A = 2.0**-30
+
+
+def _power_halves(a: Ex, x: Ex) -> Ex:
+    """exp((a log x - x) / 2): x**a e**-x is its square, finite as long as the result is."""
+    return exp((a * log(x) - x) * 0.5)
+
+
+def _lgamma1p_over_a(a: Ex) -> Ex:
+    """lgamma(1 + a) / a for a > 0 (-Euler's gamma as a -> 0), without dividing a tiny product."""
+    ratio = where(a < TINY_A, 1.0 - a * (0.5 - a * (1.0 / 3.0)), log1p(a) / a)
+    return where(a <= 0.5, polyval(a, LGAMMA_ABOUT_TWO[::-1]) - ratio, lgamma_positive(a + 1.0) / a)
+
+
+def _upper_series_times_gamma(a: Ex, x: Ex) -> Ex:
+    """Q Gamma(a) for the series region of Q (x < 3, small a)."""
+    u = log(x) - _lgamma1p_over_a(a)
+    y = a * u
+    expm1_over_y = where(y.eq(0.0), 1.0, expm1(y) / y)
+    return exp(lgamma1p(a)) * (-u * expm1_over_y - exp(y) * q_series_sum(a, x))
+
+
+def _times_gamma(a: Ex, tail: Ex) -> Ex:
+    """tail Gamma(a), through logs where Gamma(a) overflows (tail normal there)."""
+    g = gamma(a)
+    half = exp((lgamma_positive(a) + log(tail)) * 0.5)
+    return where(g.eq(float("inf")), half * half, g * tail)
+
+
+def _products(a: Ex, x: Ex) -> tuple[Ex, Ex]:
+    """(GammaL, GammaU)."""
+    t, _, _ = exponent(a, x)
+    temme, q_series, p_series = _regions(a, x, t)
+    p, q = incomplete_gamma(a, x)
+    regular = (a > 0.0) & (x > 0.0) & (a < float("inf")) & (x < float("inf"))
+    half = _power_halves(a, x)
+    upper = select((q_series, _upper_series_times_gamma(a, x)), (temme | p_series, _times_gamma(a, q)),
+                   otherwise=half * (half / continued_fraction(a, x)))
+    lower = select((temme | q_series, _times_gamma(a, p)), (p_series, half * (half * lower_series(a, x) / a)),
+                   otherwise=_times_gamma(a, p))
+    g = gamma(a)
+    return where(regular, lower, p * g), where(regular, upper, q * g)
+
+
+def gamma_lower(a: Ex, x: Ex) -> Ex:
+    return _products(a, x)[0]
+
+
+def gamma_upper(a: Ex, x: Ex) -> Ex:
+    return _products(a, x)[1]
+
+
+for _op, _fn in {"GammaL": gamma_lower, "GammaU": gamma_upper}.items():
+    emits(_op)(_binary(_fn))

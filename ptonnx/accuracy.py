@@ -153,7 +153,7 @@ BY_OP: dict[str, Bound] = {
     "Iv": Bound(4096.0, domain="as Ive", note="I_v(x): as Ive without its exp(-abs(x)) (which underflows where I_v does not): "
                 "the series and Debye's expansion (its exponent v eta = v (eta - z) + x) directly, elsewhere Ive times "
                 "exp(abs(x)) as two halves (finite up to 713.98, as SciPy's iv); PyTensor 3's ive(v, x) * exp(abs(x)) "
-                "becomes this op (the exact_forms pass)"),
+                "becomes this op (lifting, ptonnx/lifting/idioms.py)"),
     "Jv": Bound(128.0, atol=1e-15, domain="integer orders n, -100 <= n <= 100 (other orders give NaN)",
                 note="integer orders from -100 to 100 (others give NaN): J0, J1; a power series up to 1, Miller's algorithm "
                 "below the turning point x = n (relative: 128 ulp), the forward recurrence beyond (near the zeros "
@@ -165,7 +165,7 @@ BY_OP: dict[str, Bound] = {
                       "series of P or of Q (small x), Legendre's continued fraction (x >= 3); prefactor exp(-a phi) from "
                       "an exact-as-possible a phi: 3 a phi ulp (measured 1700 ulp, 3.7e-13, at a = 2881, x = 1345)"),
     "BetaInc": Bound(4096.0, note="I_x(a, b): DiDonato and Morris' continued fraction bfrac in an ONNX Loop (NaN if not "
-                     "converged in 40000 trips: a, b beyond ~1e10 near the mean), power series near the mean with a small "
+                     "converged in 40000 trips: a, b beyond ~1e10 near the mean; 0 without it where the prefactor times p + 1, its bound, underflows), power series near the mean with a small "
                      "parameter, 1 - I_{1-x}(b, a) above the mean; prefactor with lambda = a - (a + b) x exact to an ulp: "
                      "measured 2e-13 (tests/e2e/test_betainc.py)"),
     "Hyp2F1": Bound(4096.0, domain="where the series' own error bound is below 5e-13 (NaN elsewhere: z > 1 and z < -19 "
@@ -179,8 +179,12 @@ BY_OP: dict[str, Bound] = {
                         "~|log x|), near 1 "
                         "1 - x to an ulp of x (tests/e2e/test_betaincinv.py)"),
     "GammaIncC": Bound(4096.0, note="as GammaInc (1 - P or Q, whichever is smaller is computed)"),
-    "GammaU": Bound(4096.0, note="PyTensor's Q(a, x) Gamma(a): inf where Gamma(a) overflows (a > 171.6), as PyTensor"),
-    "GammaL": Bound(4096.0, note="PyTensor's P(a, x) Gamma(a): inf where Gamma(a) overflows (a > 171.6), as PyTensor"),
+    "GammaU": Bound(4096.0, note="Q(a, x) Gamma(a), finite wherever it is (not the product, which underflows or overflows "
+                    "first): x**a e**-x / f by the continued fraction, Gamma(1 + a) (-expm1(y) / a - e**y S) by Q's series, "
+                    "else the product through logs where Gamma(a) overflows; exp(a log x - x) rounds to about "
+                    "(a |log x| + x) eps, within 1e-12 up to x ~ 4000 (6e-13 at a = 1000, x = 9000)"),
+    "GammaL": Bound(4096.0, note="P(a, x) Gamma(a), finite wherever it is: x**a e**-x / a times P's series, else the "
+                    "product (through logs where Gamma(a) overflows)"),
     "GammaIncInv": Bound(4096.0, note="the x with P(a, x) = y: Newton's method in log x (in x for Q beyond max(a, 1)) on the "
                          "log of the smaller tail, in an ONNX Loop within a bracket (NaN if not converged in 200 trips); "
                          "measured 1.6e-13 relative, at tiny x (the rounding of log x, ~eps |log x|), "

@@ -1,4 +1,4 @@
-"""Ive(v, x) = exp(-|x|) I_v(x) for every real order v, in float64.
+"""Ive(v, x) = exp(-|x|) I_v(x) and Iv(v, x) = I_v(x) for every real order v, in float64.
 
 For v >= 0, three regions of (v, |x|), each with positive terms only (nothing cancels):
 
@@ -15,6 +15,10 @@ I_{-n} = I_n for integer n; for x < 0, I_n(x) = (-1)**n I_n(|x|) (-0.0 for odd n
 A negative non-integer order -v takes I_-v = I_v + (2/pi) sin(v pi) K_v (bessel_k.py's kv_exp_minus:
 exp(-x) K_v(x) without forming Kve, which overflows where the result does not); at
 x < 0 a non-integer order gives NaN (the result is complex), as in SciPy.
+
+Iv does not form exp(-|x|) I_v, which underflows where I_v does not (1e-208 at v = 760,
+x = 289): the series and Debye's expansion without exp(-x); elsewhere Ive times exp(|x|)
+as two halves (finite up to 713.98); +-inf at |x| = inf.
 """
 
 from __future__ import annotations
@@ -131,31 +135,22 @@ def _bessel_i(v: Ex, x: Ex, reflect: bool, scaled: bool) -> Ex:
     return where((x < 0.0) & integer.op("Not"), math.nan, result)  # complex
 
 
-@emits("Ive")
-def emit_ive(ctx, node, inputs):
-    """Cephes' i0e/i1e for a constant order 0 or ±1; the series, Debye and the recurrence otherwise
-    (and K_v for negative non-integer orders, unless the orders are constants without one)."""
-    dtype = node.outputs[0].dtype
-    v, x = Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)
-    order = constant_order(node)
-    if order is not None and abs(order) in (0.0, 1.0):
-        return (i0e(x) if order == 0 else i1e(x)).name
-    return ive(v, x, _may_reflect(node)).name
+def _emitter(general, order0, order1):
+    def emit(ctx, node, inputs):
+        dtype = node.outputs[0].dtype
+        v, x = Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)
+        order = constant_order(node)
+        if order is not None and abs(order) in (0.0, 1.0):
+            return (order0(x) if order == 0 else order1(x)).name
+        # unless the orders are constants without one, some may be negative non-integers
+        known = node.inputs[0].const
+        return general(v, x, known is None or bool(((known < 0) & (np.floor(known) != known)).any())).name
+
+    return emit
 
 
-def _may_reflect(node) -> bool:
-    """Unless the orders are constants without one, some may be negative non-integers."""
-    known = node.inputs[0].const
-    return known is None or bool(((known < 0) & (np.floor(known) != known)).any())
-
-
-@emits("Iv")
-def emit_iv(ctx, node, inputs):
-    """I_v(x): as Ive, without its exp(-|x|) (PyTensor 2's Iv; PyTensor 3's ive(v, x) * exp(|x|) is
-    rewritten to it by the exact_forms pass)."""
-    dtype = node.outputs[0].dtype
-    v, x = Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)
-    order = constant_order(node)
-    if order is not None and abs(order) in (0.0, 1.0):
-        return (i0(x) if order == 0 else i1(x)).name
-    return iv(v, x, _may_reflect(node)).name
+#: Cephes' i0e/i1e (i0/i1) for a constant order 0 or ±1; the series, Debye and the recurrence otherwise
+#: (and K_v for negative non-integer orders). Iv: PyTensor 2's op, and PyTensor 3's ive(v, x) * exp(|x|),
+#: which lifting recognises (ptonnx/lifting/idioms.py)
+emits("Ive")(_emitter(ive, i0e, i1e))
+emits("Iv")(_emitter(iv, i0, i1))

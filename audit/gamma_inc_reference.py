@@ -106,8 +106,10 @@ def _one(which: str, a: float, x: float) -> np.longdouble:
         fn = {"P": scipy.special.gammainc, "L": scipy.special.gammainc}.get(which, scipy.special.gammaincc)
         value = fn(a, x) * (scipy.special.gamma(a) if which in ("L", "U") else 1.0)
         return np.longdouble(value)
-    if which in ("L", "U") and (x < a) == (which == "L"):  # the non-regularized tail directly (it may
-        with mp.workprec(100):  # be finite where P or Q is below mpmath's Temme reference, a >= 1e4)
+    far = x < a / 2 if which == "L" else x > 2 * a  # mpmath's own methods are quick there, at any a
+    if which in ("L", "U") and (x < a) == (which == "L") and (a < TEMME_REFERENCE_FROM or far):
+        # the non-regularized tail directly: it may be finite where P or Q is below the Temme reference's reach
+        with mp.workprec(100):
             try:
                 value = mp.gammainc(a, 0, x) if which == "L" else mp.gammainc(a, x, mp.inf)
                 return np.longdouble(mp.nstr(value, 25, min_fixed=1, max_fixed=0))

@@ -11,7 +11,7 @@ the graph computes, as lifting PyTensor 2's Iv does.
 from __future__ import annotations
 
 from ptonnx.ir import Builder, Graph, Node, Value
-from ptonnx.passes.rewrite import Replacement, apply_rewrites, node_rewriter
+from ptonnx.ir.rewrite import Replacement, apply_rewrites, node_rewriter
 
 
 def _producer(value: Value, op: str) -> Node | None:

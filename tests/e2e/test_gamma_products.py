@@ -53,3 +53,14 @@ def test_gammau_finite_where_the_product_is_not():
 
 def test_gammal_finite_where_the_product_is_not():
     _check("GammaL", pt.gammal)
+
+
+def test_inf_where_the_value_overflows_though_its_tail_underflows():
+    """GammaL(8413, 5048) = 6e28959: P = e**-932 underflows, so the product through logs takes
+    Temme's log of the tail, not the log of its 0 (which gave 0; found by the audit)."""
+    kv, xv = pt.dvector("k"), pt.dvector("x")
+    cm = ptonnx.compile_function([kv, xv], [pt.gammal(kv, xv), pt.gammau(kv, xv)])
+    k, x = np.array([8413.347828465428, 200.0, 5000.0]), np.array([5048.0087694115555, 280.0, 7000.0])
+    for level, (lower, upper) in run_at_every_level(cm, k, x).items():
+        np.testing.assert_array_equal(lower, np.inf, err_msg=level)
+        np.testing.assert_array_equal(upper, np.inf, err_msg=level)

@@ -36,6 +36,7 @@ from ptonnx.lowering.special.gamma_inc import (
     lower_series,
     q_series_sum,
 )
+from ptonnx.lowering.special.gamma_inc_temme import temme_bracket
 
 #: below this a, log1p(a) / a as 1 - a / 2 + a**2 / 3 (Kahan's log1p would divide 0 by 0)
 TINY_A = 2.0**-30
@@ -78,24 +79,30 @@ def _upper_series_times_gamma(a: Ex, x: Ex) -> Ex:
     return exp(lgamma1p(a)) * (-u * expm1_over_y - exp(y) * q_series_sum(a, x))
 
 
-def _times_gamma(a: Ex, tail: Ex) -> Ex:
-    """tail Gamma(a), through logs where Gamma(a) overflows (tail normal there)."""
+def _times_gamma(a: Ex, tail: Ex, log_tail: Ex) -> Ex:
+    """tail Gamma(a), as exp(lgamma(a) + log tail) (two halves) where Gamma(a) overflows."""
     g = gamma(a)
-    half = exp((lgamma_positive(a) + log(tail)) * 0.5)
+    half = exp((lgamma_positive(a) + log_tail) * 0.5)
     return where(g.eq(float("inf")), half * half, g * tail)
 
 
 def _products(a: Ex, x: Ex) -> tuple[Ex, Ex]:
     """(GammaL, GammaU)."""
-    t, _, _ = exponent(a, x)
+    t, phi, a_phi = exponent(a, x)
     temme, q_series, p_series = _regions(a, x, t)
     p, q = incomplete_gamma(a, x)
+    # the logs of P and Q: Temme's smaller tail e**-a phi times its bracket may underflow where the
+    # product is inf (GammaL(8413, 5048): P = e**-932); elsewhere the tail multiplied is not small
+    log_small = log(temme_bracket(a, t, phi, a_phi)) - a_phi
+    log_large = log1p(-exp(log_small))
+    log_p = where(temme, where(t < 0.0, log_small, log_large), log(p))
+    log_q = where(temme, where(t < 0.0, log_large, log_small), log(q))
     regular = (a > 0.0) & (x > 0.0) & (a < float("inf")) & (x < float("inf"))
     half = _power_halves(a, x)
-    upper = select((q_series, _upper_series_times_gamma(a, x)), (temme | p_series, _times_gamma(a, q)),
+    upper = select((q_series, _upper_series_times_gamma(a, x)), (temme | p_series, _times_gamma(a, q, log_q)),
                    otherwise=half * (half / continued_fraction(a, x)))
-    lower = select((temme | q_series, _times_gamma(a, p)), (p_series, half * (half * lower_series(a, x) / a)),
-                   otherwise=_times_gamma(a, p))
+    lower = select((p_series & (temme | q_series).op("Not"), half * (half * lower_series(a, x) / a)),
+                   otherwise=_times_gamma(a, p, log_p))
     g = gamma(a)
     return where(regular, lower, p * g), where(regular, upper, q * g)
 

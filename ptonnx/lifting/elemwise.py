@@ -106,7 +106,7 @@ SCALAR_OPS: dict[type, str] = {
     psm.BetaInc: "BetaInc",
     psm.BetaIncInv: "BetaIncInv",
     psm.Hyp2F1: "Hyp2F1",
-    **({psm.Iv: "Iv"} if hasattr(psm, "Iv") else {}),  # pytensor 2.x; 3.0 builds ive * exp(|x|) (passes/exact_forms.py)
+    **({psm.Iv: "Iv"} if hasattr(psm, "Iv") else {}),  # pytensor 2.x; 3.0 builds ive * exp(|x|) (lifting/idioms.py)
 }
 
 #: scalar ops lifted by a rule of their own rather than one IR op

@@ -79,40 +79,37 @@ def _upper_series_times_gamma(a: Ex, x: Ex) -> Ex:
     return exp(lgamma1p(a)) * (-u * expm1_over_y - exp(y) * q_series_sum(a, x))
 
 
-def _times_gamma(a: Ex, tail: Ex, log_tail: Ex) -> Ex:
-    """tail Gamma(a), as exp(lgamma(a) + log tail) (two halves) where Gamma(a) overflows."""
-    g = gamma(a)
-    half = exp((lgamma_positive(a) + log_tail) * 0.5)
-    return where(g.eq(float("inf")), half * half, g * tail)
-
-
-def _products(a: Ex, x: Ex) -> tuple[Ex, Ex]:
-    """(GammaL, GammaU)."""
+def _product(a: Ex, x: Ex, lower: bool) -> Ex:
+    """GammaL (`lower`) or GammaU."""
     t, phi, a_phi = exponent(a, x)
     temme, q_series, p_series = _regions(a, x, t)
     p, q = incomplete_gamma(a, x)
-    # the logs of P and Q: Temme's smaller tail e**-a phi times its bracket may underflow where the
-    # product is inf (GammaL(8413, 5048): P = e**-932); elsewhere the tail multiplied is not small
-    log_small = log(temme_bracket(a, t, phi, a_phi)) - a_phi
-    log_large = log1p(-exp(log_small))
-    log_p = where(temme, where(t < 0.0, log_small, log_large), log(p))
-    log_q = where(temme, where(t < 0.0, log_large, log_small), log(q))
-    regular = (a > 0.0) & (x > 0.0) & (a < float("inf")) & (x < float("inf"))
-    half = _power_halves(a, x)
-    upper = select((q_series, _upper_series_times_gamma(a, x)), (temme | p_series, _times_gamma(a, q, log_q)),
-                   otherwise=half * (half / continued_fraction(a, x)))
-    lower = select((p_series & (temme | q_series).op("Not"), half * (half * lower_series(a, x) / a)),
-                   otherwise=_times_gamma(a, p, log_p))
+    tail = p if lower else q
     g = gamma(a)
-    return where(regular, lower, p * g), where(regular, upper, q * g)
+    # tail Gamma(a) as exp(lgamma(a) + log tail) (two halves) where Gamma(a) overflows. The log of
+    # Temme's smaller tail e**-a phi times its bracket, which may underflow where the product is inf
+    # (GammaL(8413, 5048): P = e**-932); elsewhere the tail multiplied is not small
+    log_small = log(temme_bracket(a, t, phi, a_phi)) - a_phi
+    small_is_tail = t < 0.0 if lower else t >= 0.0
+    log_tail = where(temme, where(small_is_tail, log_small, log1p(-exp(log_small))), log(tail))
+    half_log = exp((lgamma_positive(a) + log_tail) * 0.5)
+    times_gamma = where(g.eq(float("inf")), half_log * half_log, g * tail)
+    half = _power_halves(a, x)
+    if lower:
+        value = where(p_series & (temme | q_series).op("Not"), half * (half * lower_series(a, x) / a), times_gamma)
+    else:
+        value = select((q_series, _upper_series_times_gamma(a, x)), (temme | p_series, times_gamma),
+                       otherwise=half * (half / continued_fraction(a, x)))
+    regular = (a > 0.0) & (x > 0.0) & (a < float("inf")) & (x < float("inf"))
+    return where(regular, value, tail * g)
 
 
 def gamma_lower(a: Ex, x: Ex) -> Ex:
-    return _products(a, x)[0]
+    return _product(a, x, lower=True)
 
 
 def gamma_upper(a: Ex, x: Ex) -> Ex:
-    return _products(a, x)[1]
+    return _product(a, x, lower=False)
 
 
 for _op, _fn in {"GammaL": gamma_lower, "GammaU": gamma_upper}.items():

@@ -253,6 +253,17 @@ class Graph:
         if self.on_change is not None:
             self.on_change(node)
 
+    def set_inputs(self, node: Node, values: Iterable[Value]) -> None:
+        """Give `node` a new list of inputs (a body-owning node gaining or losing operands)."""
+        self._check_member(node)
+        for i, v in enumerate(node.inputs):
+            v._uses.pop((node, i), None)
+        node.inputs = tuple(values)
+        for i, v in enumerate(node.inputs):
+            v._uses[(node, i)] = None
+        if self.on_change is not None:
+            self.on_change(node)
+
     def replace_all_uses(self, old: Value, new: Value) -> int:
         """Redirect every use of `old` (graph outputs included) to `new`; returns how many."""
         if old is new:

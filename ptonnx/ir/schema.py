@@ -3,7 +3,7 @@
 ```
 define(
     "Reshape",
-    inputs=("data: T", "shape: int64"),     # "name: var"; "*name: var" takes one or more
+    inputs=("data: T", "shape: int64"),     # "name: var"; "*name: var" takes one or more, "*name?: var" any number
     outputs=("out: T",),
     dtypes={"T": ALL_DTYPES},              # what each type variable may be (like ONNX's `T`)
     reads=("shape",),                      # inputs whose known contents the type rule sees
@@ -55,6 +55,8 @@ class Port:
     name: str
     var: str
     variadic: bool = False
+    #: a variadic port that may also take none (`"*name?: var"`: a loop with no state)
+    optional: bool = False
 
     @classmethod
     def parse(cls, spec: str) -> Port:
@@ -62,7 +64,8 @@ class Port:
         if not sep or not name or not var:
             raise IRError(f"port {spec!r} must read 'name: TypeVar' (or '*name: TypeVar' for one or more)")
         variadic = name.startswith("*")
-        return cls(name.lstrip("*"), var, variadic)
+        optional = variadic and name.endswith("?")
+        return cls(name.lstrip("*").rstrip("?"), var, variadic, optional)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -74,8 +77,9 @@ def _expand(op: str, ports: tuple[Port, ...], n: int, what: str) -> tuple[str, .
         if n != len(ports):
             raise TypeRuleError(f"{op} takes {len(ports)} {what}, got {n}")
         return tuple(p.var for p in ports)
-    if n < len(fixed) + 1:
-        raise TypeRuleError(f"{op} takes at least {len(fixed) + 1} {what}, got {n}")
+    least = len(fixed) + (0 if any(p.optional for p in ports) else 1)
+    if n < least:
+        raise TypeRuleError(f"{op} takes at least {least} {what}, got {n}")
     out: list[str] = []
     for p in ports:
         count = n - len(fixed) if p.variadic else 1

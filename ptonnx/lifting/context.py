@@ -51,6 +51,8 @@ class LiftContext:
         self.values: dict = {}
         self._casts: dict[tuple[Value, str], Value] = {}
         self._dim_names: set[str] = set()
+        #: the lifted FunctionGraph's clients (what reads each variable), where known
+        self.clients: dict | None = None
 
     def add_input(self, var) -> Value:
         """A graph input; each unknown dim gets a name of its own (`x_dim0`), which

@@ -8,6 +8,7 @@ from pytensor.tensor.type_other import SliceType
 
 from ptonnx.errors import LiftingError
 from ptonnx.ir import Graph
+from ptonnx.ir.branches import sink_into_branches
 from ptonnx.lifting.context import LiftContext, ir_type, is_random, random_error
 from ptonnx.lifting.dispatch import lifter_for, lifts
 from ptonnx.lifting.idioms import recognise
@@ -24,6 +25,7 @@ _NAME_THROUGH = (DeepCopyOp, ViewOp)
 def lift(fgraph, name: str = "graph") -> Graph:
     """Translate every Apply node of `fgraph`, in PyTensor's topological order."""
     ctx = LiftContext(name)
+    ctx.clients = fgraph.clients
     for var in fgraph.inputs:
         if is_random(var):
             raise random_error(var, [node for node, _ in fgraph.clients.get(var, ()) if node != "output"])
@@ -31,6 +33,7 @@ def lift(fgraph, name: str = "graph") -> Graph:
     lift_applies(ctx, fgraph.toposort())
     ctx.graph.set_outputs([ctx.value(v) for v in fgraph.outputs])
     recognise(ctx.graph)
+    sink_into_branches(ctx.graph)  # PyTensor's IfElse is lazy: so is the If
     return ctx.graph
 
 

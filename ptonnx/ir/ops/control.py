@@ -1,4 +1,4 @@
-"""Ops that own a body graph: `ScalarLoop`, an elementwise loop.
+"""Ops that own body graphs: `ScalarLoop` (an elementwise loop), `Loop` and `If`.
 
 PyTensor's `ScalarLoop` (the gradients of gammainc, betainc and hyp2f1 build
 them) runs a scalar graph `n_steps` times on each element, carrying a state;
@@ -78,4 +78,140 @@ define(
     traits=("no_fold",),
     family="control",
     doc="an elementwise loop: `body` (state, constants -> state[, until]) run n_steps times per element",
+)
+
+
+# -- Loop and If: the IR's structured control flow ------------------------------------
+#
+# `Loop(trip_count, cond, *carried, *invariants) {body, n_carried, n_scan}` runs `body`
+# while the trip number is below `trip_count` and the last `cond` holds (ONNX's Loop, with
+# the values the body reads from outside passed explicitly). The body takes
+# (trip number: int64 scalar, *carried, *invariants) and gives (keep going: bool scalar,
+# *new carried, *per-trip values); the node gives the final carried values, then each
+# per-trip value stacked on a new axis 0. A carried value keeps its dtype and rank, but
+# its shape may change from trip to trip.
+#
+# `If(cond, *args) {then_body, else_body}` runs one body on `args`; both take the args
+# and give outputs of the same dtypes and ranks. Nodes that only one branch needs live
+# in that branch's body, so the other branch costs nothing and its checks cannot fire.
+
+
+def _need_flow(op: str, ok: bool, why) -> None:
+    if not ok:
+        raise TypeRuleError(f"{op}: {why()}")
+
+
+def _dim_map(pairs) -> dict:
+    """Each symbolic dim of a body input -> the dim of the outer value it receives."""
+    found: dict = {}
+    for inner, outer in pairs:
+        for d, o in zip(inner.shape, outer.shape):
+            if isinstance(d, str):
+                found[d] = o if found.get(d, o) == o else None
+    return found
+
+
+def _outer_dim(d, dims: dict):
+    return d if isinstance(d, int) else dims.get(d)
+
+
+def _loop_body_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    body, n_carried, n_scan = a["body"], a["n_carried"], a["n_scan"]
+    need = lambda ok, why: _need_flow("Loop", ok, why)  # noqa: E731
+    need(isinstance(body, Graph), lambda: f"`body` must be an IR graph, got {type(body).__name__}")
+    args = types[2:]
+    need(types[0].dtype == "int64" and types[0].ndim == 0, lambda: f"the trip count must be an int64 scalar, got {types[0]}")
+    need(types[1].dtype == "bool" and types[1].ndim == 0, lambda: f"the condition must be a bool scalar, got {types[1]}")
+    need(0 <= n_carried <= len(args), lambda: f"n_carried={n_carried} for {len(args)} inputs")
+    need(len(body.inputs) == 1 + len(args), lambda: f"the body takes {len(body.inputs)} inputs; the node gives 1 + {len(args)}")
+    need(len(body.outputs) == 1 + n_carried + n_scan, lambda: f"the body gives {len(body.outputs)} outputs, not 1 + {n_carried} + {n_scan}")
+    trip = body.inputs[0].type
+    need(trip.dtype == "int64" and trip.ndim == 0, lambda: f"the body's first input (trip number) must be an int64 scalar, is {trip}")
+    flag = body.outputs[0].type
+    need(flag.dtype == "bool" and flag.ndim == 0, lambda: f"the body's first output (keep going) must be a bool scalar, is {flag}")
+    for i, (t, v) in enumerate(zip(args, body.inputs[1:])):
+        need(t.dtype == v.dtype and t.ndim == v.type.ndim, lambda: f"input {i + 2} is {t} where the body takes {v.type}")
+    dims = _dim_map(zip(body.inputs[1:], args))
+    out = []
+    for i in range(n_carried):
+        before, after = body.inputs[1 + i].type, body.outputs[1 + i].type
+        need(before.dtype == after.dtype and before.ndim == after.ndim, lambda: f"carried value {i} is {before} but updated as {after}")
+        out.append(TensorType(before.dtype, tuple(o if b == f else None for o, b, f in zip(args[i].shape, before.shape, after.shape))))
+    for v in body.outputs[1 + n_carried:]:
+        out.append(TensorType(v.dtype, (None, *(_outer_dim(d, dims) for d in v.shape))))
+    return out
+
+
+def run_loop(trip_count, cond, *arrays, body: Graph, n_carried: int, n_scan: int):
+    """ONNX's Loop on NumPy arrays (the reference its lowering follows)."""
+    from ptonnx.ir.interpret import interpret
+
+    carried, invariants = list(arrays[:n_carried]), list(arrays[n_carried:])
+    stacked: list[list[np.ndarray]] = [[] for _ in range(n_scan)]
+    trip, going = 0, bool(cond)
+    while going and trip < int(trip_count):
+        with np.errstate(all="ignore"):
+            results = interpret(body, np.int64(trip), *carried, *invariants)
+        going, carried = bool(results[0]), results[1 : 1 + n_carried]
+        for store, r in zip(stacked, results[1 + n_carried:]):
+            store.append(r)
+        trip += 1
+    scans = []
+    for store, v in zip(stacked, body.outputs[1 + n_carried:]):
+        scans.append(np.stack(store) if store else np.zeros((0,) * (1 + v.type.ndim), v.dtype))
+    return tuple(np.asarray(c) for c in carried) + tuple(scans)
+
+
+define(
+    "Loop",
+    inputs=("trip_count: int64", "cond: bool", "*args?: each"),
+    outputs=("*results?: each",),
+    dtypes={},
+    type_rule=_loop_body_rule,
+    semantics=run_loop,
+    attributes={"body": (Graph, REQUIRED), "n_carried": (int, REQUIRED), "n_scan": (int, REQUIRED)},
+    traits=("no_fold",),
+    family="control",
+    doc="`body` (trip, carried, invariants -> keep going, carried, per-trip values) run while trip < trip_count and cond",
+)
+
+
+def _if_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
+    then_body, else_body = a["then_body"], a["else_body"]
+    need = lambda ok, why: _need_flow("If", ok, why)  # noqa: E731
+    need(types[0].dtype == "bool" and types[0].ndim == 0, lambda: f"the condition must be a bool scalar, got {types[0]}")
+    args = types[1:]
+    for name, body in (("then", then_body), ("else", else_body)):
+        need(isinstance(body, Graph), lambda: f"`{name}_body` must be an IR graph, got {type(body).__name__}")
+        need(len(body.inputs) == len(args), lambda: f"the {name} body takes {len(body.inputs)} inputs; the node gives {len(args)}")
+        for i, (t, v) in enumerate(zip(args, body.inputs)):
+            need(t.dtype == v.dtype and t.ndim == v.type.ndim, lambda: f"input {i + 1} is {t} where the {name} body takes {v.type}")
+    need(len(then_body.outputs) == len(else_body.outputs), lambda: "the two bodies give different numbers of outputs")
+    then_dims, else_dims = _dim_map(zip(then_body.inputs, args)), _dim_map(zip(else_body.inputs, args))
+    out = []
+    for i, (t, e) in enumerate(zip(then_body.outputs, else_body.outputs)):
+        need(t.dtype == e.dtype and t.type.ndim == e.type.ndim, lambda: f"output {i} is {t.type} in one branch, {e.type} in the other")
+        shape = [_outer_dim(d, then_dims) for d in t.shape]
+        out.append(TensorType(t.dtype, tuple(d if d == _outer_dim(f, else_dims) else None for d, f in zip(shape, e.shape))))
+    return out
+
+
+def run_if(cond, *arrays, then_body: Graph, else_body: Graph):
+    from ptonnx.ir.interpret import interpret
+
+    with np.errstate(all="ignore"):
+        return tuple(interpret(then_body if bool(cond) else else_body, *arrays))
+
+
+define(
+    "If",
+    inputs=("cond: bool", "*args?: each"),
+    outputs=("*results: each",),
+    dtypes={},
+    type_rule=_if_rule,
+    semantics=run_if,
+    attributes={"then_body": (Graph, REQUIRED), "else_body": (Graph, REQUIRED)},
+    traits=("no_fold",),
+    family="control",
+    doc="runs `then_body` or `else_body` on the args: only the branch taken costs anything",
 )

@@ -1,0 +1,65 @@
+"""The IR's `Loop` and `If` as ONNX `Loop` and `If`: the one builder of structured control.
+
+A body is lowered in a child context (`lower_body`): its nodes get names unique in the
+whole model, its constants become initializers the body reads from the outer scope,
+and a body input that is an outer value (a Loop's invariants, every input of an If)
+is simply bound to that value's outer name, since ONNX bodies see the outer scope.
+
+Body outputs are declared with their ranks (and static sizes): onnxruntime gives a
+Loop that ran no trip per-trip outputs shaped (0, <declared sizes, 0 where unknown>),
+and without a declared rank a wrong rank 1.
+"""
+
+from __future__ import annotations
+
+import onnx
+from onnx import helper
+
+from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.registry import EMITTERS
+
+
+def _info(name: str, value, *, shaped: bool = True) -> onnx.ValueInfoProto:
+    """A body value's declaration: dtype and rank, static sizes where known."""
+    shape = [d if isinstance(d, int) else None for d in value.shape] if shaped else None
+    return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), shape)
+
+
+def emit_loop(ctx, node, inputs):
+    from ptonnx.lowering.lower import lower_body
+
+    body, n_carried = node.attrs["body"], node.attrs["n_carried"]
+    trip_count, cond, *args = inputs
+    carried, invariants = args[:n_carried], args[n_carried:]
+    sub = ctx.child()
+    trip, cond_in = sub.unique("trip"), sub.unique("cond_in")
+    carried_in = [sub.unique(f"{v.name or 'carried'}_in") for v in body.inputs[1 : 1 + n_carried]]
+    nodes, outs = lower_body(sub, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out")
+    graph = helper.make_graph(
+        nodes,
+        ctx.unique(body.name),
+        [helper.make_tensor_value_info(trip, onnx.TensorProto.INT64, []),
+         helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []),
+         *(_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried]))],
+        [_info(n, v) for n, v in zip(outs, body.outputs)],
+    )
+    return ctx.emit("Loop", [trip_count, cond, *carried], len(node.outputs), hint="loop", body=graph)
+
+
+def emit_if(ctx, node, inputs):
+    from ptonnx.lowering.lower import lower_body
+
+    cond, *args = inputs
+    branches = {}
+    for key in ("then_body", "else_body"):
+        body = node.attrs[key]
+        nodes, outs = lower_body(ctx, body, args, out_hint=f"{key.split('_')[0]}_out")
+        branches[key.replace("body", "branch")] = helper.make_graph(
+            nodes, ctx.unique(body.name), [], [_info(n, v) for n, v in zip(outs, body.outputs)]
+        )
+    return ctx.emit("If", [cond], len(node.outputs), hint="if", **branches)
+
+
+# the bodies' ops are legalised one by one; Loop and If move values, they compute nothing
+EMITTERS["Loop"] = emit_loop
+EMITTERS["If"] = emit_if

@@ -30,9 +30,9 @@ def read_checks(model) -> dict[str, dict[str, str]]:
 
 
 def failed_check(exc: BaseException, checks: dict[str, dict[str, str]]) -> CheckFailedError | None:
-    """The exception to raise for an onnxruntime error, when it comes from a check."""
-    found = _NODE.search(str(exc))
-    check = checks.get(found.group(1)) if found else None
+    """The exception to raise for an onnxruntime error, when it comes from a check (also one
+    in a Loop or If body: the error then names the Loop or If first, the check after)."""
+    check = next((checks[name] for name in _NODE.findall(str(exc)) if name in checks), None)
     if check is None:
         return None
     return _error_class(check.get("exception", ""))(check["message"])

@@ -121,7 +121,7 @@ def lift_scan(ctx: LiftContext, node):
     b = body.ctx
     n_steps = raw_steps = ctx.cast(ctx.value(p.n_steps), "int64")
     n_steps = check(ctx, n_steps, [ctx.op("GreaterOrEqual", n_steps, ctx.ints(0))],
-                    "Scan was asked to run for a negative number of steps", IndexError)
+                    "Scan was asked to run for negative number of step(s)", IndexError)
 
     # sequences: row `trip` of each (PyTensor gives each tap its own sliced sequence)
     seq_lengths = []

@@ -60,7 +60,15 @@ def lift_alloc(ctx, node):
             continue
         conds.append(ctx.op("Equal", ctx.dim(filled, axis), want))
     shape = check(ctx, ctx.pack(wanted), conds, f"Alloc of {value}: {Alloc._runtime_broadcast_error_msg}", ValueError)
-    return [ctx.op("Expand", filled, shape, name=out.name)]
+    return [ctx.op("Expand", filled, _nonnegative(ctx, shape), name=out.name)]
+
+
+def _nonnegative(ctx, shape: Value) -> Value:
+    """`shape`, checked to hold no negative size (NumPy's ValueError where one does)."""
+    if shape.const is not None:
+        return shape
+    ok = ctx.op("ReduceAll", ctx.op("GreaterOrEqual", shape, ctx.ints(0)), axes=(0,))
+    return check(ctx, shape, [ok], "negative dimensions are not allowed", ValueError)
 
 
 @lifts(AllocEmpty)
@@ -68,4 +76,4 @@ def lift_alloc_empty(ctx, node):
     """Uninitialised memory in PyTensor; zeros here (any contents are PyTensor's numbers)."""
     out = node.outputs[0]
     zero = Value.constant(np.zeros((), dtype=out.type.dtype))
-    return [ctx.op("Expand", zero, ctx.vector(node.inputs), name=out.name)]
+    return [ctx.op("Expand", zero, _nonnegative(ctx, ctx.vector(node.inputs)), name=out.name)]

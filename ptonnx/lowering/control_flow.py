@@ -5,9 +5,9 @@ whole model, its constants become initializers the body reads from the outer sco
 and a body input that is an outer value (a Loop's invariants, every input of an If)
 is simply bound to that value's outer name, since ONNX bodies see the outer scope.
 
-Body outputs are declared with their ranks (and static sizes): onnxruntime gives a
-Loop that ran no trip per-trip outputs shaped (0, <declared sizes, 0 where unknown>),
-and without a declared rank a wrong rank 1.
+A Loop's per-trip outputs are declared by rank alone: onnxruntime gives a Loop that ran
+no trip per-trip outputs shaped (0, <declared sizes, 0 where unknown>), without a
+declared rank a wrong rank 1; (0, 0, ...) is what PyTensor's Scan gives there too.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.registry import EMITTERS
 
 
-def _info(name: str, value, *, shaped: bool = True) -> onnx.ValueInfoProto:
-    """A body value's declaration: dtype and rank, static sizes where known."""
-    shape = [d if isinstance(d, int) else None for d in value.shape] if shaped else None
+def _info(name: str, value, *, sizes: bool = True) -> onnx.ValueInfoProto:
+    """A body value's declaration: dtype and rank, and static sizes where known and wanted."""
+    shape = [d if isinstance(d, int) and sizes else None for d in value.shape]
     return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), shape)
 
 
@@ -41,7 +41,8 @@ def emit_loop(ctx, node, inputs):
         [helper.make_tensor_value_info(trip, onnx.TensorProto.INT64, []),
          helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []),
          *(_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried]))],
-        [_info(n, v) for n, v in zip(outs, body.outputs)],
+        # per-trip values by rank only: no trip gives (0, 0, ...), as the type rule says
+        [_info(n, v, sizes=k <= n_carried) for k, (n, v) in enumerate(zip(outs, body.outputs))],
     )
     return ctx.emit("Loop", [trip_count, cond, *carried], len(node.outputs), hint="loop", body=graph)
 

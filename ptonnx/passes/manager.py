@@ -15,6 +15,7 @@ from ptonnx.passes.constant_folding import ConstantFolding
 from ptonnx.passes.dce import DeadCodeElimination
 from ptonnx.passes.float64_via_float32 import Float64ViaFloat32
 from ptonnx.passes.fuse_conv_bn_silu import FuseConvBnSilu
+from ptonnx.passes.hoist_loop_invariants import HoistLoopInvariants
 from ptonnx.passes.unify_dtypes import UnifyDtypes
 
 #: pass name -> factory; `resolve` turns names into pass objects
@@ -23,10 +24,11 @@ PASSES: dict[str, type] = {
     "fuse_conv_bn_silu": FuseConvBnSilu,
     "unify_dtypes": UnifyDtypes,
     "dce": DeadCodeElimination,
+    "hoist_loop_invariants": HoistLoopInvariants,
     "float64_via_float32": Float64ViaFloat32,
 }
 
-DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "dce")
+DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "hoist_loop_invariants", "dce")
 
 
 def resolve(spec) -> Pass:

@@ -131,14 +131,14 @@ def _loop_body_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[T
     need(flag.dtype == "bool" and flag.ndim == 0, lambda: f"the body's first output (keep going) must be a bool scalar, is {flag}")
     for i, (t, v) in enumerate(zip(args, body.inputs[1:])):
         need(t.dtype == v.dtype and t.ndim == v.type.ndim, lambda: f"input {i + 2} is {t} where the body takes {v.type}")
-    dims = _dim_map(zip(body.inputs[1:], args))
     out = []
     for i in range(n_carried):
         before, after = body.inputs[1 + i].type, body.outputs[1 + i].type
         need(before.dtype == after.dtype and before.ndim == after.ndim, lambda: f"carried value {i} is {before} but updated as {after}")
         out.append(TensorType(before.dtype, tuple(o if b == f else None for o, b, f in zip(args[i].shape, before.shape, after.shape))))
     for v in body.outputs[1 + n_carried:]:
-        out.append(TensorType(v.dtype, (None, *(_outer_dim(d, dims) for d in v.shape))))
+        # unknown sizes: a Loop that runs no trip gives (0, 0, ...), as PyTensor's Scan does
+        out.append(TensorType(v.dtype, (None,) * (1 + v.type.ndim)))
     return out
 
 

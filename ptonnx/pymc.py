@@ -90,7 +90,7 @@ def logp_graph(model: pm.Model, *, grad: bool = True, jacobian: bool = True, rew
     if grad:
         wrt = model.continuous_value_vars
         grads = pytensor.grad(logp, wrt, disconnected_inputs="ignore") if wrt else []
-        outputs += [pt.as_tensor(g) for g in grads]
+        outputs += [_plain(g) for g in grads]
         names = ["logp"] + [f"dlogp_{v.name}" for v in wrt]
     else:
         names = ["logp"]
@@ -176,14 +176,44 @@ def _value_vars(model) -> list:
     return list(model.value_vars)
 
 
+def _is_xtensor(var) -> bool:
+    return type(var.type).__name__ == "XTensorType"  # pytensor.xtensor, which pymc.dims models use
+
+
+def _plain(var):
+    """A tensor of `var`: an XTensor's values (a pymc.dims gradient), anything else as_tensor."""
+    return var.values if _is_xtensor(var) else pt.as_tensor(var)
+
+
+def _plain_value_vars(value_vars, outputs):
+    """pymc.dims models have XTensor value variables: each becomes a plain tensor input, named
+    as it, that the graph reads with its dims (PyTensor's rewrites then lower the XTensor ops)."""
+    xs = [v for v in value_vars if _is_xtensor(v)]
+    if not xs:
+        return value_vars, outputs
+    from pytensor.xtensor import as_xtensor
+
+    plain = {v: pt.TensorType(v.type.dtype, v.type.shape)(name=v.name) for v in xs}
+    outputs = graph_replace(outputs, {v: as_xtensor(plain[v], dims=v.type.dims) for v in xs}, strict=False)
+    return [plain.get(v, v) for v in value_vars], outputs
+
+
+def _lower_xtensor(fgraph) -> None:
+    """XTensor ops (pymc.dims models) as tensor ops: the one rewrite an unrewritten graph gets."""
+    if any(_is_xtensor(v) for node in fgraph.apply_nodes for v in node.outputs):
+        from pytensor.xtensor.rewriting.utils import lower_xtensor_db
+
+        lower_xtensor_db.query("+lower_xtensor").rewrite(fgraph)
+
+
 def _name(model, what: str) -> str:
     return f"{model.name}_{what}" if model.name else what
 
 
 def _function_graph(model, value_vars, outputs, names, rewrite: bool, data: str) -> FunctionGraph:
     """value vars (+ data) -> outputs, as PyMC compiles them: checks to -inf, shared data as `data` says."""
-    outputs = [pt.as_tensor(o) for o in outputs]
-    inputs = list(value_vars)
+    outputs = [_plain(o) for o in outputs]
+    inputs, outputs = _plain_value_vars(list(value_vars), outputs)
     if data == "constants":
         inputs, outputs = _static_value_vars(model, inputs, outputs)
     shared = [v for v in ancestors(outputs, blockers=inputs) if isinstance(v, SharedVariable) and not is_random(v)]
@@ -205,6 +235,7 @@ def _function_graph(model, value_vars, outputs, names, rewrite: bool, data: str)
         )
 
         fgraph = function_graph(inputs, outputs)  # shared variables left are frozen, as ptonnx.export does
+        _lower_xtensor(fgraph)
         in2out(local_check_parameter_to_ninf_switch if model.check_bounds else local_remove_check_parameter).rewrite(fgraph)
     _name_outputs(fgraph, names)
     return fgraph
@@ -223,7 +254,8 @@ def _static_value_vars(model, value_vars, outputs):
     for v in value_vars:
         shape = tuple(int(d) for d in shapes[v.name])
         if v.type.shape != shape:
-            static[v] = pt.tensor(name=v.name, dtype=v.dtype, shape=shape)
+            # the type called, not pt.tensor: that reads a name such as bambi's "1|group_offset" as a dtype
+            static[v] = pt.TensorType(v.dtype, shape)(name=v.name)
     if not static:
         return value_vars, outputs
     return [static.get(v, v) for v in value_vars], graph_replace(outputs, static, strict=False)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pymc as pm
+import pytensor
+import pytensor.tensor as pt
 
 
 def _rng(seed: int) -> np.random.Generator:
@@ -195,12 +197,69 @@ def potential_lognormal(n: int = 100) -> pm.Model:
     return model
 
 
+def scan_custom_dist(n: int = 100) -> pm.Model:
+    """A CustomDist whose `dist` is a scan (an AR(1) series built step by step, as PyMC's docs
+    build time series from a generative graph): PyMC derives its logp, a scan of Normal logps."""
+    from pymc.pytensorf import collect_default_updates
+
+    rng = _rng(16)
+    y = np.zeros(n)
+    for t in range(1, n):
+        y[t] = 0.6 * y[t - 1] + rng.normal(scale=0.4)
+
+    def ar_dist(init, rho, sigma, size):
+        def step(previous, rho_, sigma_):
+            new = previous * rho_ + pm.Normal.dist(sigma=sigma_)
+            return new, collect_default_updates([new])
+
+        series, _ = pytensor.scan(step, outputs_info=[init], non_sequences=[rho, sigma], n_steps=n - 1, strict=True, return_updates=True)
+        return series
+
+    with pm.Model() as model:
+        rho = pm.Uniform("rho", -1, 1)
+        sigma = pm.HalfNormal("sigma", 1)
+        init = pm.Normal("init", 0, 1)
+        pm.CustomDist("series", init, rho, sigma, dist=ar_dist, observed=y[1:])
+    return model
+
+
+def kalman_local_trend(n: int = 100) -> pm.Model:
+    """A local linear trend state-space model: the Kalman filter's log-likelihood as a scan
+    carrying a 2-vector mean and a 2x2 covariance (a pm.Potential), as pymc-extras builds it."""
+    rng = _rng(17)
+    level, slope, ys = 0.0, 0.1, []
+    for _ in range(n):
+        slope += rng.normal(scale=0.05)
+        level += slope + rng.normal(scale=0.2)
+        ys.append(level + rng.normal(scale=0.5))
+    T = np.array([[1.0, 1.0], [0.0, 1.0]])
+    Z = np.array([1.0, 0.0])
+    with pm.Model() as model:
+        sigma_level = pm.HalfNormal("sigma_level", 1)
+        sigma_slope = pm.HalfNormal("sigma_slope", 1)
+        sigma_obs = pm.HalfNormal("sigma_obs", 1)
+        Q = pt.diag(pt.stack([sigma_level**2, sigma_slope**2]))
+
+        def step(y, m, P, Q_, r):
+            m_pred, P_pred = pt.dot(T, m), pt.dot(pt.dot(T, P), T.T) + Q_
+            S = pt.dot(Z, pt.dot(P_pred, Z)) + r
+            K = pt.dot(P_pred, Z) / S
+            v = y - pt.dot(Z, m_pred)
+            ll = -0.5 * (pt.log(2 * np.pi * S) + v**2 / S)
+            return m_pred + K * v, P_pred - pt.outer(K, K) * S, ll
+
+        (_, _, lls) = pytensor.scan(step, sequences=[pt.as_tensor(np.array(ys))], outputs_info=[pt.zeros(2), pt.eye(2) * 10.0, None],
+                                    non_sequences=[Q, sigma_obs**2], return_updates=False)
+        pm.Potential("kalman_loglik", lls.sum())
+    return model
+
+
 MODELS = {
     f.__name__: f
     for f in (
         linear_regression, robust_regression, logistic_regression, poisson_regression, negative_binomial,
         hierarchical, eight_schools, mixture, dirichlet_categorical, ordered_logistic, time_series,
-        zero_inflated, potential_lognormal,
+        zero_inflated, potential_lognormal, scan_custom_dist, kalman_local_trend,
     )
 }
 
@@ -222,4 +281,32 @@ def untransformed_scale(check_bounds: bool = True) -> pm.Model:
         mu = pm.Normal("mu", 0, 1)
         sigma = pm.Normal("sigma", 1, 1)
         pm.Normal("obs", mu, sigma, observed=y)
+    return model
+
+
+def bambi_names(n: int = 60) -> pm.Model:
+    """Group intercepts named as bambi names them (`1|group_offset`): not Python identifiers."""
+    rng = _rng(18)
+    group = rng.integers(0, 4, n)
+    y = rng.normal(size=n) + group * 0.3
+    with pm.Model(coords={"group": range(4)}) as model:
+        offset = pm.Normal("1|group_offset", 0, 1, dims="group")
+        sigma = pm.HalfNormal("1|group_sigma", 1)
+        intercept = pm.Normal("Intercept", 0, 2)
+        pm.Normal("y", intercept + offset[group] * sigma, 1, observed=y)
+    return model
+
+
+def dims_model(n: int = 50) -> pm.Model:
+    """A model built with pymc.dims (as pymc-marketing's MMM is): XTensor value variables."""
+    import pymc.dims as pmd
+
+    rng = _rng(19)
+    x = rng.normal(size=n)
+    with pm.Model(coords={"obs": range(n)}) as model:
+        x_data = pmd.as_xtensor(x, dims=("obs",))
+        alpha = pmd.Normal("alpha", 0, 1)
+        beta = pmd.Normal("beta", 0, 1)
+        sigma = pmd.HalfNormal("sigma", 1)
+        pmd.Normal("y", alpha + beta * x_data, sigma, observed=pmd.as_xtensor(1 + 2 * x + rng.normal(size=n), dims=("obs",)), dims="obs")
     return model

@@ -1,0 +1,195 @@
+"""Per-step cost of three scans in onnxruntime (through ptonnx) against PyTensor's C and
+Numba backends: an AR(1) recursion (a scalar state), an RNN cell (a 32-wide state, a
+32x32 matrix product per step) and a Kalman-filter step (a 4-vector mean and a 4x4
+covariance, five 4x4 matrix products per step), each returning every step's values.
+
+Run: `python benchmarks/scan.py` (writes benchmarks/results/scan.md and scan.json).
+Each backend is timed in rounds, interleaved, a round being as many calls as fit in
+50 ms; the table gives the median over rounds of the time per call divided by the
+number of steps, and ratios of medians of the same run. onnxruntime runs on one thread
+(intra- and inter-op), at its default optimisation level; the model is compiled from
+the ONNX mode's rewritten graph, as `pytensor.function(..., mode="ONNX")` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import ROOT, git_commit  # noqa: E402
+
+warnings.filterwarnings("ignore")
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def ar1():
+    import pytensor
+    import pytensor.tensor as pt
+
+    eps, rho, x0 = pt.dvector("eps"), pt.dscalar("rho"), pt.dscalar("x0")
+    xs = pytensor.scan(lambda e, x, r: r * x + e, sequences=[eps], outputs_info=[x0], non_sequences=[rho], return_updates=False)
+
+    def data(n, rng):
+        return [rng.normal(size=n), np.float64(0.7), np.float64(0.0)]
+
+    return [eps, rho, x0], [xs], data
+
+
+def rnn(width: int = 32):
+    import pytensor
+    import pytensor.tensor as pt
+
+    X, W, U, b, h0 = pt.dmatrix("X"), pt.dmatrix("W"), pt.dmatrix("U"), pt.dvector("b"), pt.dvector("h0")
+    hs = pytensor.scan(lambda x, h, w, u, b_: pt.tanh(pt.dot(w, h) + pt.dot(u, x) + b_), sequences=[X], outputs_info=[h0],
+                       non_sequences=[W, U, b], return_updates=False)
+
+    def data(n, rng):
+        return [rng.normal(size=(n, 8)), rng.normal(size=(width, width)) / np.sqrt(width), rng.normal(size=(width, 8)),
+                rng.normal(size=width), np.zeros(width)]
+
+    return [X, W, U, b, h0], [hs], data
+
+
+def kalman(k: int = 4):
+    import pytensor
+    import pytensor.tensor as pt
+
+    Y, T, Z, Q, H, m0, P0 = (pt.dmatrix("Y"), pt.dmatrix("T"), pt.dmatrix("Z"), pt.dmatrix("Q"), pt.dmatrix("H"),
+                             pt.dvector("m0"), pt.dmatrix("P0"))
+
+    def step(y, m, P, T_, Z_, Q_, H_):
+        m_pred = pt.dot(T_, m)
+        P_pred = pt.dot(pt.dot(T_, P), T_.T) + Q_
+        S = pt.dot(pt.dot(Z_, P_pred), Z_.T) + H_
+        K = pt.dot(pt.dot(P_pred, Z_.T), pt.diag(1.0 / pt.diag(S)))
+        v = y - pt.dot(Z_, m_pred)
+        ll = -0.5 * (pt.log(pt.diag(S)).sum() + (v * v / pt.diag(S)).sum())
+        return m_pred + pt.dot(K, v), P_pred - pt.dot(pt.dot(K, Z_), P_pred), ll
+
+    (ms, _, lls) = pytensor.scan(step, sequences=[Y], outputs_info=[m0, P0, None], non_sequences=[T, Z, Q, H], return_updates=False)
+
+    def data(n, rng):
+        T_ = np.eye(k) + np.diag(np.ones(k - 1), 1) * 0.5
+        return [rng.normal(size=(n, k)), T_, np.eye(k), np.eye(k) * 0.1, np.eye(k) * 0.5, np.zeros(k), np.eye(k)]
+
+    return [Y, T, Z, Q, H, m0, P0], [ms, lls], data
+
+
+SCANS = {"AR(1)": ar1, "RNN cell, 32-wide": rnn, "Kalman step, 4x4": kalman}
+
+
+def _session(cm):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def _calls_per_round(call, budget: float = 0.05) -> int:
+    start = time.perf_counter()
+    call()
+    return max(1, min(1000, int(budget / max(time.perf_counter() - start, 1e-7))))
+
+
+def measure(name: str, n: int, rounds: int) -> dict:
+    import pytensor
+
+    import ptonnx
+    from ptonnx.mode import onnx_mode
+
+    inputs, outputs, data = SCANS[name]()
+    args = [np.asarray(a) for a in data(n, np.random.default_rng(0))]
+    fns, failed = {}, {}
+    for key, mode in (("C", "CVM"), ("NUMBA", "NUMBA")):
+        try:
+            fn = pytensor.function(inputs, outputs, mode=mode)
+            fn(*args)
+        except Exception as exc:  # noqa: BLE001 - a backend that cannot run the scan is reported, not timed
+            failed[key] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+            continue
+        fn.trust_input = True
+        fns[key] = fn
+    cm = ptonnx.compile(pytensor.function(inputs, outputs, mode=onnx_mode()).maker.fgraph)
+    session = _session(cm)
+    feed = dict(zip(cm.input_names, args))
+    calls = {key: (lambda f=f: f(*args)) for key, f in fns.items()}
+    calls["ORT"] = lambda: session.run(None, feed)
+    expected = fns["C"](*args)
+    got = calls["ORT"]()
+    error = max(float(np.max(np.abs(g - e) / np.maximum(np.abs(e), 1e-300), initial=0)) for g, e in zip(got, expected))
+    per_round = {key: _calls_per_round(call) for key, call in calls.items()}
+    samples = {key: [] for key in calls}
+    for _ in range(rounds):
+        for key, call in calls.items():
+            start = time.perf_counter()
+            for _ in range(per_round[key]):
+                call()
+            samples[key].append((time.perf_counter() - start) / per_round[key])
+    loop = next(node for node in cm.model.graph.node if node.op_type == "Loop")
+    return {
+        "scan": name, "steps": n, "max_rel_error_vs_C": error,
+        "step_us": {key: statistics.median(s) / max(n, 1) * 1e6 for key, s in samples.items()},
+        "call_us": {key: statistics.median(s) * 1e6 for key, s in samples.items()},
+        "body_nodes": len(loop.attribute[0].g.node), "onnx_nodes": len(cm.model.graph.node), "failed": failed,
+    }
+
+
+def markdown(rows: list[dict], meta: dict) -> str:
+    lines = [
+        "# Scan: per-step cost, onnxruntime against PyTensor's C and Numba backends",
+        "",
+        f"`python benchmarks/scan.py` at {meta['commit']}; pytensor {meta['pytensor']}, onnxruntime {meta['onnxruntime']}, "
+        f"{meta['rounds']} rounds. Times are medians over rounds, in µs per step (the call's time / steps); ratio = "
+        "onnxruntime / C, from medians of the same run. onnxruntime on one thread, default optimisation level.",
+        "",
+        "| scan | steps | C µs/step | Numba µs/step | ORT µs/step | ORT / C | ORT / Numba | Loop body nodes | max rel. error vs C |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    failures = {}
+    for r in rows:
+        s = r["step_us"]
+        numba = f"{s['NUMBA']:.2f}" if "NUMBA" in s else "fails¹"
+        by_numba = f"{s['ORT'] / s['NUMBA']:.2f}" if "NUMBA" in s else "–"
+        failures.update(r["failed"])
+        lines.append(
+            f"| {r['scan']} | {r['steps']:,} | {s['C']:.2f} | {numba} | {s['ORT']:.2f} | {s['ORT'] / s['C']:.2f} | "
+            f"{by_numba} | {r['body_nodes']} | {r['max_rel_error_vs_C']:.1e} |"
+        )
+    if failures:
+        lines += ["", "¹ PyTensor's Numba backend could not compile the scan: " + "; ".join(sorted(set(failures.values())))]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    import onnxruntime
+    import pytensor
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, nargs="+", default=[10, 1000, 10000])
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args(argv)
+    rows = []
+    for name in SCANS:
+        for n in args.steps:
+            row = measure(name, n, args.rounds)
+            print(f"{name:20s} {n:>6} " + "  ".join(f"{k} {v:8.2f} µs/step" for k, v in row["step_us"].items()), flush=True)
+            rows.append(row)
+    meta = {"commit": git_commit(), "pytensor": pytensor.__version__, "onnxruntime": onnxruntime.__version__, "rounds": args.rounds}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "scan.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    (RESULTS / "scan.md").write_text(markdown(rows, meta))
+    print(markdown(rows, meta))
+
+
+if __name__ == "__main__":
+    main()

@@ -18,6 +18,14 @@ def ir_type(var) -> TensorType:
     if dtype is None:
         raise LiftingError(f"variable {var} has type {t}, which ptonnx cannot represent (tensors only)")
     shape = getattr(t, "shape", ())
+    if str(dtype).startswith("complex"):
+        from ptonnx.errors import UnsupportedOpError
+
+        op = var.owner.op if var.owner is not None else "the graph's input"
+        raise UnsupportedOpError(op, f"{var} ({dtype})", (), reason=(
+            f"{var} is {dtype}: ptonnx does not compile complex numbers (ONNX has no complex arithmetic in "
+            "onnxruntime's CPU kernels). Keep complex values out of the graph you compile, e.g. compute with "
+            "real and imaginary parts as two real tensors."))
     try:
         return TensorType(str(dtype), shape)
     except Exception as exc:

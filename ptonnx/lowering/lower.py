@@ -108,16 +108,22 @@ def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
 
 def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint: str = "body_out") -> tuple[list, list[str]]:
     """The nodes and output names of a body graph, its inputs bound to `input_names` (body inputs
-    of the ONNX subgraph, or outer-scope names it reads). Each output gets a fresh name written
-    by a body node, as ONNX wants of a subgraph's outputs."""
+    of the ONNX subgraph, or outer-scope names it reads). An output that a body node writes is
+    that node's output; any other (an input, an outer value, a constant, a value listed twice)
+    is copied by an Identity, as ONNX wants a subgraph's outputs written inside it. onnxruntime
+    pays for each Identity on every trip of a loop."""
     check_lowerable(graph)
     body = ctx.child()
     for v, n in zip(graph.inputs, input_names):
         body.bind(v, n)
-    out_names = [body.unique(f"{out_hint}_{i}") for i in range(len(graph.outputs))]
     body.rename(emit_nodes(body, graph))
-    for v, want in zip(graph.outputs, out_names):
-        body.emit("Identity", [body.name_of(v)], [want])
+    out_names: list[str] = []
+    for i, v in enumerate(graph.outputs):
+        have = body.name_of(v)
+        if body.is_produced(have) and have not in out_names:
+            out_names.append(have)
+        else:
+            out_names.append(body.emit1("Identity", [have], out=body.unique(f"{out_hint}_{i}")))
     return body.nodes, out_names
 
 

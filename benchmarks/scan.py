@@ -1,5 +1,5 @@
-"""Per-step cost of three scans in onnxruntime (through ptonnx) against PyTensor's C and
-Numba backends: an AR(1) recursion (a scalar state), an RNN cell (a 32-wide state, a
+"""Per-step cost of scans in onnxruntime (through ptonnx) against PyTensor's C and
+Numba backends: `x + 1` (what one loop trip costs at least), an AR(1) recursion (a scalar state), an RNN cell (a 32-wide state, a
 32x32 matrix product per step) and a Kalman-filter step (a 4-vector mean and a 4x4
 covariance, five 4x4 matrix products per step), each returning every step's values.
 
@@ -29,6 +29,20 @@ from benchmarks._common import ROOT, git_commit  # noqa: E402
 
 warnings.filterwarnings("ignore")
 RESULTS = ROOT / "benchmarks" / "results"
+
+
+def counter():
+    """The floor: one addition per step, the running value returned at every step."""
+    import pytensor
+    import pytensor.tensor as pt
+
+    steps, x0 = pt.lscalar("steps"), pt.dscalar("x0")
+    xs = pytensor.scan(lambda x: x + 1.0, outputs_info=[x0], n_steps=steps, return_updates=False)
+
+    def data(n, rng):
+        return [np.int64(n), np.float64(0.0)]
+
+    return [steps, x0], [xs], data
 
 
 def ar1():
@@ -89,7 +103,7 @@ def kalman(k: int = 4):
     return [Y, T, Z, Q, H, m0, P0], [ms, lls], data
 
 
-SCANS = {"AR(1)": ar1, "RNN cell, 32-wide": rnn, "Kalman step, 4x4": kalman}
+SCANS = {"x + 1 (the floor)": counter, "AR(1)": ar1, "RNN cell, 32-wide": rnn, "Kalman step, 4x4": kalman}
 
 
 def _session(cm):

@@ -1,4 +1,4 @@
-"""Matrix products: Dot, the `Matmul` Blockwise, and the BLAS forms a compiled function holds.
+"""Matrix products: Dot, the `Matmul` Blockwise (and other Blockwises), and the BLAS forms a compiled function holds.
 
 `a @ b` in a user graph is `Blockwise(Dot)` (named "Matmul"); a function
 compiled with `fast_run` rewrites it to `Dot22`, `Dot22Scalar`, `BatchedDot`
@@ -16,6 +16,7 @@ from pytensor.tensor.math import Dot
 
 from ptonnx.errors import UnsupportedOpError
 from ptonnx.ir import Value
+from ptonnx.lifting.blockwise import lift_batched
 from ptonnx.lifting.dispatch import LIFTERS, lifts
 from ptonnx.lifting.tensor import constant_array
 
@@ -58,12 +59,19 @@ def lift_dot(ctx, node):
 
 @lifts(Blockwise)
 def lift_blockwise(ctx, node):
+    """`a @ b` (a Dot core) batches as MatMul does; any other core op ptonnx lifts runs
+    once per batch element in a Loop (`ptonnx.lifting.blockwise`)."""
     core = node.op.core_op
-    if not isinstance(core, BLOCKWISE_CORES):
+    if isinstance(core, BLOCKWISE_CORES):
+        return lift_dot(ctx, node)
+    try:
+        return lift_batched(ctx, node)
+    except UnsupportedOpError as exc:
+        if exc.op is not core:
+            raise
         supported = [c.__name__ for c in LIFTERS if c is not Blockwise]
-        supported += [f"Blockwise{{{c.__name__}}}" for c in BLOCKWISE_CORES]
-        raise UnsupportedOpError(node.op, node.outputs[0], supported, family="PyTensor ops")
-    return lift_dot(ctx, node)
+        supported += [f"Blockwise{{{c.__name__}}}" for c in BLOCKWISE_CORES] + ["Blockwise of any of them"]
+        raise UnsupportedOpError(node.op, node.outputs[0], supported, family="PyTensor ops") from None
 
 
 @lifts(Dot22Scalar)

@@ -1,0 +1,87 @@
+"""`Blockwise` of any core op ptonnx lifts, as a Loop over the batch.
+
+A Blockwise applies its core op to each batch element (the leading dims, broadcast
+across the inputs). Where the core op's lifting has no batched form (`Dot` has one:
+MatMul), the inputs are broadcast to the batch shape, flattened to one batch axis, and
+a `Loop` runs the core op once per element; the stacked results are reshaped to the
+batch shape. The core op is lifted by its own rule inside the body, so any op ptonnx
+lifts can be batched this way (and an op it cannot lift is refused by name).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptonnx.ir import TensorType, Value
+from ptonnx.lifting.context import LiftContext
+from ptonnx.lifting.dispatch import lifter_for
+
+
+def _batch_shape(ctx, batch_shapes: list[list[Value]]) -> list[Value]:
+    """The inputs' batch sizes (left-padded with 1s), axis by axis. As in PyTensor, only a size
+    known to be 1 broadcasts; the others must be equal (ValueError otherwise, PyTensor's message)."""
+    from ptonnx.lifting.checks import check
+
+    out = []
+    for sizes in zip(*batch_shapes):
+        sized = [s for s in sizes if not (s.const is not None and s.const == 1)]
+        if not sized:
+            out.append(ctx.ints(1))
+            continue
+        size, conds = sized[0], []
+        for other in sized[1:]:
+            if not (size.const is not None and other.const is not None and size.const == other.const):
+                conds.append(ctx.op("Equal", size, other))
+        out.append(check(ctx, size, conds, RUNTIME_BROADCAST, ValueError))
+    return out
+
+
+#: what PyTensor's Blockwise says of batch sizes that differ at run time
+RUNTIME_BROADCAST = ("Runtime broadcasting not allowed. At least one input has a distinct batch dimension length of 1, "
+                     "but was not marked as broadcastable.\nIf broadcasting was intended, use `specify_broadcastable` "
+                     "on the relevant input.")
+
+
+def _product(ctx, sizes: list[Value]) -> Value:
+    total = ctx.ints(1)
+    for s in sizes:
+        total = ctx.ints(total.const * s.const) if total.const is not None and s.const is not None else ctx.op("Mul", total, s)
+    return total
+
+
+def lift_batched(ctx: LiftContext, node) -> list[Value]:
+    op = node.op
+    core_node = op._create_dummy_core_node(node.inputs)
+    lifter_for(op.core_op, core_node.outputs[0])  # refuses, by name, a core op ptonnx cannot lift
+    core_ndims = [len(sig) for sig in op.inputs_sig]
+    batch_ndim = node.outputs[0].type.ndim - len(op.outputs_sig[0])
+    values = [ctx.value(v) for v in node.inputs]
+    padded = []
+    for v, c in zip(values, core_ndims):
+        own = v.type.ndim - c
+        padded.append([ctx.ints(1)] * (batch_ndim - own) + [ctx.dim(v, a) for a in range(own)])
+    batch = _batch_shape(ctx, padded)
+    count = _product(ctx, batch)
+    flat = []
+    for v, c in zip(values, core_ndims):
+        core_shape = ctx.shape_of(v, v.type.ndim - c)
+        full = ctx.op("Expand", v, ctx.op("Concat", ctx.pack(batch), core_shape, axis=0))
+        flat.append(ctx.op("Reshape", full, ctx.op("Concat", ctx.pack([count]), core_shape, axis=0)))
+
+    body = LiftContext(f"{op.core_op}_batch_body".replace(" ", ""))
+    trip = body.graph.add_input(TensorType("int64", ()), "trip")
+    reads = [body.graph.add_input(f.type, f.name) for f in flat]
+    for dummy, read in zip(core_node.inputs, reads):
+        body.values[dummy] = body.op("Gather", read, trip, axis=0)
+    from ptonnx.lifting.lift import lift_applies
+
+    lift_applies(body, [core_node])
+    results = [body.cast(body.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs)]
+    body.graph.set_outputs([Value.constant(np.array(True)), *results])
+    loop = ctx.builder.node("Loop", [count, Value.constant(np.array(True)), *flat],
+                            dict(body=body.graph, n_carried=0, n_scan=len(results)))
+    outs = []
+    for stacked, core_out in zip(loop.outputs, core_node.outputs):
+        core_shape = ctx.pack([ctx.ints(d) if d is not None else ctx.dim(stacked, 1 + k) for k, d in enumerate(core_out.type.shape)])
+        outs.append(ctx.op("Reshape", stacked, ctx.op("Concat", ctx.pack(batch), core_shape, axis=0)))
+    return outs

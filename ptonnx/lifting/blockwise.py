@@ -56,6 +56,13 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
     core_ndims = [len(sig) for sig in op.inputs_sig]
     batch_ndim = node.outputs[0].type.ndim - len(op.outputs_sig[0])
     values = [ctx.value(v) for v in node.inputs]
+    if batch_ndim == 0:  # no batch: the core op itself
+        from ptonnx.lifting.lift import lift_applies
+
+        for dummy, v in zip(core_node.inputs, values):
+            ctx.values[dummy] = v
+        lift_applies(ctx, [core_node])
+        return [ctx.cast(ctx.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs)]
     padded = []
     for v, c in zip(values, core_ndims):
         own = v.type.ndim - c

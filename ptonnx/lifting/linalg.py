@@ -10,6 +10,7 @@ feeds it lifts to an unused zero constant.
 
 from __future__ import annotations
 
+import numpy as np
 from pytensor.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.math import Dot
@@ -102,3 +103,30 @@ def lift_ger(ctx, node):
     row = ctx.op("Unsqueeze", ctx.value(y), axes=(0,))
     product = ctx.op("MatMul", column, row)
     return _gemm_like(ctx, node, product, alpha, a)
+
+
+try:  # PyTensor 3 moved it; 2.38 has it in slinalg only
+    from pytensor.tensor.linalg import BlockDiagonal
+except ImportError:
+    from pytensor.tensor.slinalg import BlockDiagonal
+
+
+@lifts(BlockDiagonal)
+def lift_block_diagonal(ctx, node):
+    """scipy.linalg.block_diag: each matrix's rows padded with zeros left and right, stacked."""
+    dtype = node.outputs[0].type.dtype
+    blocks = [ctx.cast(ctx.value(v), dtype) for v in node.inputs]
+    widths = [ctx.dim(b, 1) for b in blocks]
+    rows = []
+    for k, block in enumerate(blocks):
+        parts = []
+        for side in (widths[:k], widths[k + 1:]):
+            if side:
+                width = side[0]
+                for w in side[1:]:
+                    width = ctx.op("Add", width, w)
+                zeros = ctx.op("Expand", Value.constant(np.zeros((), dtype)), ctx.pack([ctx.dim(block, 0), width]))
+                parts.append(zeros)
+        parts.insert(1 if k else 0, block)
+        rows.append(ctx.op("Concat", *parts, axis=1) if len(parts) > 1 else block)
+    return [ctx.op("Concat", *rows, axis=0, name=node.outputs[0].name) if len(rows) > 1 else rows[0]]

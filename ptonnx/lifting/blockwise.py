@@ -42,13 +42,6 @@ RUNTIME_BROADCAST = ("Runtime broadcasting not allowed. At least one input has a
                      "on the relevant input.")
 
 
-def _product(ctx, sizes: list[Value]) -> Value:
-    total = ctx.ints(1)
-    for s in sizes:
-        total = ctx.ints(total.const * s.const) if total.const is not None and s.const is not None else ctx.op("Mul", total, s)
-    return total
-
-
 def lift_batched(ctx: LiftContext, node) -> list[Value]:
     op = node.op
     core_node = op._create_dummy_core_node(node.inputs)
@@ -68,7 +61,7 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
         own = v.type.ndim - c
         padded.append([ctx.ints(1)] * (batch_ndim - own) + [ctx.dim(v, a) for a in range(own)])
     batch = _batch_shape(ctx, padded)
-    count = _product(ctx, batch)
+    count = ctx.product(batch)
     flat = []
     for v, c in zip(values, core_ndims):
         core_shape = ctx.shape_of(v, v.type.ndim - c)

@@ -124,6 +124,14 @@ class LiftContext:
             return self.ints([v.const for v in items])
         return self.op("Concat", *[self.op("Unsqueeze", v, axes=(0,)) for v in items], axis=0)
 
+    def product(self, sizes: list[Value]) -> Value:
+        """The product of int64 scalars (1 for none), folded where they are constants."""
+        total = self.ints(1)
+        for s in sizes:
+            both = total.const is not None and s.const is not None
+            total = self.ints(total.const * s.const) if both else self.op("Mul", total, s)
+        return total
+
     def vector(self, parts) -> Value:
         """A 1-D int64 value from 0-D PyTensor variables (MakeVector of shape entries)."""
         return self.pack([self.cast(self.value(v), "int64") for v in parts])

@@ -30,19 +30,12 @@ def _sizes(ctx, dims_var, count: int) -> list[Value]:
     return [ctx.ints(dims.const[k]) if dims.const is not None else ctx.op("Gather", dims, ctx.ints(k), axis=0) for k in range(count)]
 
 
-def _product(ctx, values: list[Value]) -> Value:
-    result = ctx.ints(1)
-    for v in values:
-        result = ctx.ints(result.const * v.const) if result.const is not None and v.const is not None else ctx.op("Mul", result, v)
-    return result
-
-
 def _strides(ctx, sizes: list[Value], order: str) -> list[Value]:
     """The step of each axis in a flat index: C order, the last axis moves fastest."""
     k = len(sizes)
     if order == "C":
-        return [_product(ctx, sizes[i + 1 :]) for i in range(k)]
-    return [_product(ctx, sizes[:i]) for i in range(k)]
+        return [ctx.product(sizes[i + 1 :]) for i in range(k)]
+    return [ctx.product(sizes[:i]) for i in range(k)]
 
 
 @lifts(UnravelIndex)
@@ -50,7 +43,7 @@ def lift_unravel_index(ctx, node):
     indices, dims_var = node.inputs
     sizes = _sizes(ctx, dims_var, len(node.outputs))
     flat = ctx.cast(ctx.value(indices), "int64")
-    total = _product(ctx, sizes)
+    total = ctx.product(sizes)
     inside = ctx.op("And", ctx.op("GreaterOrEqual", flat, ctx.ints(0)), ctx.op("Less", flat, total))
     ok = ctx.op("ReduceAll", inside, axes=tuple(range(flat.type.ndim))) if flat.type.ndim else inside
     flat = check(ctx, flat, [ok], "UnravelIndex: an index is out of bounds for an array of size prod(dims)", ValueError)
@@ -90,8 +83,8 @@ def lift_join_dims(ctx, node):
     reshapes with -1 there, which NumPy refuses where the other axes hold no element: so do we."""
     x = ctx.value(node.inputs[0])
     start, n = node.op.start_axis, node.op.n_axes
-    joined = _product(ctx, [ctx.dim(x, a) for a in range(start, start + n)])
-    others = _product(ctx, [ctx.dim(x, a) for a in range(x.type.ndim) if not start <= a < start + n])
+    joined = ctx.product([ctx.dim(x, a) for a in range(start, start + n)])
+    others = ctx.product([ctx.dim(x, a) for a in range(x.type.ndim) if not start <= a < start + n])
     if others.const is None or others.const == 0:
         joined = check(ctx, joined, [ctx.op("NotEqual", others, ctx.ints(0))],
                        f"JoinDims: cannot reshape array of size 0 with -1 at axis {start}", ValueError)
@@ -105,7 +98,7 @@ def lift_split_dims(ctx, node):
     x_var, shape_var = node.inputs
     x, axis = ctx.value(x_var), node.op.axis
     sizes = ctx.cast(ctx.value(shape_var), "int64")
-    parts = _product(ctx, _sizes(ctx, shape_var, node.outputs[0].type.ndim - x.type.ndim + 1))
+    parts = ctx.product(_sizes(ctx, shape_var, node.outputs[0].type.ndim - x.type.ndim + 1))
     same = ctx.op("Equal", parts, ctx.dim(x, axis))
     sizes = check(ctx, sizes, [same], f"SplitDims: cannot reshape axis {axis} of {x_var} into the given sizes", ValueError)
     shape = ctx.op("Concat", ctx.shape_of(x, 0, axis), sizes, ctx.shape_of(x, axis + 1), axis=0)

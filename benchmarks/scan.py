@@ -7,7 +7,8 @@ Run: `python benchmarks/scan.py` (writes benchmarks/results/scan.md and scan.jso
 Each backend is timed in rounds, interleaved, a round being as many calls as fit in
 50 ms; the table gives the median over rounds of the time per call divided by the
 number of steps, and ratios of medians of the same run. The state's sizes are static (as
-in a model whose state dimension is fixed); the number of steps is an input. onnxruntime runs on one thread
+in a model whose state dimension is fixed), but for the last scan, the same Kalman step
+with the sizes unknown until run time; the number of steps is an input. onnxruntime runs on one thread
 (intra- and inter-op), at its default optimisation level; the model is compiled from
 the ONNX mode's rewritten graph, as `pytensor.function(..., mode="ONNX")` does.
 """
@@ -75,14 +76,16 @@ def rnn(width: int = 32):
     return [X, W, U, b, h0], [hs], data
 
 
-def kalman(k: int = 4):
+def kalman(k: int = 4, static: bool = True):
     import pytensor
     import pytensor.tensor as pt
 
-    def matrix(name):
-        return pt.tensor(name, dtype="float64", shape=(k, k))
+    size = k if static else None
 
-    Y, m0 = pt.tensor("Y", dtype="float64", shape=(None, k)), pt.tensor("m0", dtype="float64", shape=(k,))
+    def matrix(name):
+        return pt.tensor(name, dtype="float64", shape=(size, size))
+
+    Y, m0 = pt.tensor("Y", dtype="float64", shape=(None, size)), pt.tensor("m0", dtype="float64", shape=(size,))
     T, Z, Q, H, P0 = (matrix(name) for name in ("T", "Z", "Q", "H", "P0"))
 
     def step(y, m, P, T_, Z_, Q_, H_):
@@ -103,7 +106,8 @@ def kalman(k: int = 4):
     return [Y, T, Z, Q, H, m0, P0], [ms, lls], data
 
 
-SCANS = {"x + 1 (the floor)": counter, "AR(1)": ar1, "RNN cell, 32-wide": rnn, "Kalman step, 4x4": kalman}
+SCANS = {"x + 1 (the floor)": counter, "AR(1)": ar1, "RNN cell, 32-wide": rnn, "Kalman step, 4x4": kalman,
+         "Kalman step, sizes unknown": lambda: kalman(static=False)}
 
 
 def _session(cm):

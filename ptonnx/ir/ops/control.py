@@ -135,7 +135,9 @@ def _loop_body_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[T
     for i in range(n_carried):
         before, after = body.inputs[1 + i].type, body.outputs[1 + i].type
         need(before.dtype == after.dtype and before.ndim == after.ndim, lambda: f"carried value {i} is {before} but updated as {after}")
-        out.append(TensorType(before.dtype, tuple(o if b == f else None for o, b, f in zip(args[i].shape, before.shape, after.shape))))
+        # a size survives the trips only where the body provably keeps it (the same static or symbolic dim)
+        kept = tuple(o if b is not None and b == f else None for o, b, f in zip(args[i].shape, before.shape, after.shape))
+        out.append(TensorType(before.dtype, kept))
     for v in body.outputs[1 + n_carried:]:
         # unknown sizes: a Loop that runs no trip gives (0, 0, ...), as PyTensor's Scan does
         out.append(TensorType(v.dtype, (None,) * (1 + v.type.ndim)))

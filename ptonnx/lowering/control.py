@@ -16,6 +16,7 @@ from onnx import TensorProto, helper
 from ptonnx.ir.nan_flow import FALSE, NAN, sure_values
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.control_flow import build_loop
 from ptonnx.lowering.elementwise import where, where_keeping_zero_sign
 from ptonnx.lowering.registry import EMITTERS
 
@@ -124,16 +125,14 @@ def emit_scalar_loop(ctx, node, inputs):
         cond_out = _any(sub, sub.emit1("And", [following, sub.emit1("Not", [stuck(new_state)])]))
     else:
         cond_out = sub.emit1("Identity", [cond_in])
-    value_info = lambda name, dtype, shape=None: helper.make_tensor_value_info(name, onnx_dtype(dtype), shape)  # noqa: E731
-    graph = helper.make_graph(
-        sub.nodes, ctx.unique(body.name),
-        [value_info(trip, "int64", []), value_info(cond_in, "bool", []),
-         *[value_info(n, v.dtype) for n, v in zip(state_in, body.inputs)],
-         *([value_info(done_in, "bool")] if is_while else [])],
-        [value_info(cond_out, "bool", []), *[value_info(n, v.dtype) for n, v in zip(results, node.outputs)]],
-    )
+    value_info = lambda name, dtype: helper.make_tensor_value_info(name, onnx_dtype(dtype), None)  # noqa: E731
     true = ctx.const(np.array(True))
-    return ctx.emit("Loop", [trips, true, *carried], len(node.outputs), hint="loop", body=graph)
+    return build_loop(
+        ctx, sub.nodes, body.name, trip, cond_in,
+        [*[value_info(n, v.dtype) for n, v in zip(state_in, body.inputs)], *([value_info(done_in, "bool")] if is_while else [])],
+        [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), *[value_info(n, v.dtype) for n, v in zip(results, node.outputs)]],
+        [trips, true, *carried],
+    )
 
 
 EMITTERS["ScalarLoop"] = emit_scalar_loop  # the body's ops are legalised one by one; the loop itself moves no arithmetic

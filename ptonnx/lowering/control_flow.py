@@ -25,6 +25,19 @@ def _info(name: str, value, *, sizes: bool = True) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), shape)
 
 
+def build_loop(ctx, nodes, name: str, trip: str, cond_in: str, carried_in: list, outputs: list, inputs: list[str]) -> list[str]:
+    """The one ONNX `Loop` builder: a body of `nodes` taking (trip, cond_in, *carried_in: value
+    infos) and giving `outputs` (value infos: keep going, carried, per-trip), run on `inputs`
+    (trip count, condition, initial carried values); returns the Loop's output names."""
+    graph = helper.make_graph(
+        nodes, ctx.unique(name),
+        [helper.make_tensor_value_info(trip, onnx.TensorProto.INT64, []),
+         helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []), *carried_in],
+        outputs,
+    )
+    return ctx.emit("Loop", inputs, len(outputs) - 1, hint="loop", body=graph)
+
+
 def emit_loop(ctx, node, inputs):
     from ptonnx.lowering.lower import lower_body
 
@@ -35,16 +48,13 @@ def emit_loop(ctx, node, inputs):
     trip, cond_in = sub.unique("trip"), sub.unique("cond_in")
     carried_in = [sub.unique(f"{v.name or 'carried'}_in") for v in body.inputs[1 : 1 + n_carried]]
     nodes, outs = lower_body(sub, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out")
-    graph = helper.make_graph(
-        nodes,
-        ctx.unique(body.name),
-        [helper.make_tensor_value_info(trip, onnx.TensorProto.INT64, []),
-         helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []),
-         *(_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried]))],
+    return build_loop(
+        ctx, nodes, body.name, trip, cond_in,
+        [_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried])],
         # per-trip values by rank only: no trip gives (0, 0, ...), as the type rule says
         [_info(n, v, sizes=k <= n_carried) for k, (n, v) in enumerate(zip(outs, body.outputs))],
+        [trip_count, cond, *carried],
     )
-    return ctx.emit("Loop", [trip_count, cond, *carried], len(node.outputs), hint="loop", body=graph)
 
 
 def emit_if(ctx, node, inputs):

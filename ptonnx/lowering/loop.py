@@ -1,11 +1,10 @@
 """An ONNX `Loop` for iterations whose trip count depends on the data (continued
 fractions, Newton's method), built from `Ex` formulas.
 
-`iterate(state, step, max_trips)` emits one `Loop` node. Its body is self-contained:
-every value it reads is loop-carried (`state`, whose captured operands pass through
-unchanged) and its constants are `Constant` nodes, so nothing the outer graph does
-to its own names and initializers (renaming outputs, dropping unread initializers)
-reaches into it. The loop stops when `step` says no element needs another trip, or
+`iterate(state, step, max_trips)` emits one `Loop` node through the one Loop builder
+(`ptonnx.lowering.control_flow.build_loop`), its body in a child context (constants are
+outer initializers the body reads). Every value the step reads is loop-carried (`state`,
+whose captured operands pass through unchanged). The loop stops when `step` says no element needs another trip, or
 after `max_trips`; callers detect the elements that had not converged by then from
 the state they carry.
 """
@@ -15,30 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
-from ptonnx.lowering.context import LowerContext, onnx_dtype
+from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.control_flow import build_loop
 from ptonnx.lowering.expr import Ex
-
-
-class BodyContext(LowerContext):
-    """Emits a Loop body: names unique across the whole model (shared with `parent`),
-    constants as Constant nodes of the body."""
-
-    def __init__(self, parent: LowerContext):
-        super().__init__()
-        self._taken, self._counters = parent._taken, parent._counters
-        self._constants: dict[tuple, str] = {}
-
-    def const(self, array, hint: str = "const") -> str:
-        array = np.asarray(array)
-        key = (array.dtype.str, array.shape, array.tobytes())
-        if key not in self._constants:
-            name = self.unique(hint)
-            tensor = numpy_helper.from_array(np.require(array, requirements="C"), name)
-            self.emit("Constant", [], [name], value=tensor)
-            self._constants[key] = name
-        return self._constants[key]
 
 
 def any_above(values: Sequence[Ex], tolerance: float) -> Ex:
@@ -58,7 +38,7 @@ def iterate(state: Sequence[Ex], step: Callable[[Ex, list[Ex]], tuple[list[Ex], 
     the dtype of `state[0]`. Returns the final state (values keep their dtypes, and
     `step` must keep each value's shape)."""
     ctx = state[0].ctx
-    body = BodyContext(ctx)
+    body = ctx.child()
     trip = body.unique("trip")
     cond_in = body.unique("cond_in")
     inner = [Ex(body, body.unique(f"{s.name}_in"), s.dtype) for s in state]
@@ -68,16 +48,12 @@ def iterate(state: Sequence[Ex], step: Callable[[Ex, list[Ex]], tuple[list[Ex], 
         raise ValueError("a Loop step must return one value per state value")
     outputs = [body.emit1("Identity", [keep_going.name], hint="cond_out")]
     outputs += [body.emit1("Identity", [s.name], hint="carried") for s in new_state]
-    graph = helper.make_graph(
-        body.nodes,
-        ctx.unique("loop_body"),
-        [helper.make_tensor_value_info(trip, TensorProto.INT64, []),
-         helper.make_tensor_value_info(cond_in, TensorProto.BOOL, []),
-         *(helper.make_tensor_value_info(v.name, onnx_dtype(v.dtype), None) for v in inner)],
-        [helper.make_tensor_value_info(outputs[0], TensorProto.BOOL, []),
-         *(helper.make_tensor_value_info(o, onnx_dtype(s.dtype), None) for o, s in zip(outputs[1:], state))],
-    )
+    info = lambda name, dtype: helper.make_tensor_value_info(name, onnx_dtype(dtype), None)  # noqa: E731
     trips = ctx.const(np.asarray(max_trips, dtype=np.int64), "max_trips")
     start = ctx.const(np.asarray(True), "loop_start")
-    results = ctx.emit("Loop", [trips, start, *(s.name for s in state)], len(state), hint="loop", body=graph)
+    results = build_loop(
+        ctx, body.nodes, "loop_body", trip, cond_in, [info(v.name, v.dtype) for v in inner],
+        [helper.make_tensor_value_info(outputs[0], TensorProto.BOOL, []), *(info(o, s.dtype) for o, s in zip(outputs[1:], state))],
+        [trips, start, *(s.name for s in state)],
+    )
     return [Ex(ctx, r, s.dtype) for r, s in zip(results, state)]

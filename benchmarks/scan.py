@@ -59,6 +59,18 @@ def ar1():
     return [eps, rho, x0], [xs], data
 
 
+def ar1_gradient():
+    """The gradient of AR(1)'s sum of squares by the noise and rho: PyTensor's grad builds a
+    mit-mot scan, which ptonnx carries as a whole buffer (O(steps) a trip)."""
+    import pytensor
+    import pytensor.tensor as pt
+
+    inputs, (xs,), data = ar1()
+    eps, rho, _ = inputs
+    cost = (xs**2).sum()
+    return inputs, pytensor.grad(cost, [eps, rho]), data
+
+
 def rnn(width: int = 32):
     import pytensor
     import pytensor.tensor as pt
@@ -107,7 +119,7 @@ def kalman(k: int = 4, static: bool = True):
 
 
 SCANS = {"x + 1 (the floor)": counter, "AR(1)": ar1, "RNN cell, 32-wide": rnn, "Kalman step, 4x4": kalman,
-         "Kalman step, sizes unknown": lambda: kalman(static=False)}
+         "Kalman step, sizes unknown": lambda: kalman(static=False), "AR(1) gradient (mit-mot)": ar1_gradient}
 
 
 def _session(cm):
@@ -242,6 +254,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, nargs="+", default=[10, 1000, 10000])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--only", nargs="+", choices=list(SCANS), help="time these scans only (results not written)")
     parser.add_argument("--profile", action="store_true", help="print the share of each Loop's time its body's kernels take")
     args = parser.parse_args(argv)
     if args.profile:
@@ -250,12 +263,15 @@ def main(argv=None) -> None:
             print(f"{name:20s} Loop {p['loop_us_per_step']:.2f} µs/step under the profiler; body kernels {p['body_kernel_share']:.0%} of it")
         return
     rows = []
-    for name in SCANS:
+    for name in args.only or SCANS:
         for n in args.steps:
             row = measure(name, n, args.rounds)
             print(f"{name:20s} {n:>6} " + "  ".join(f"{k} {v:8.2f} µs/step" for k, v in row["step_us"].items()), flush=True)
             rows.append(row)
     meta = {"commit": git_commit(), "pytensor": pytensor.__version__, "onnxruntime": onnxruntime.__version__, "rounds": args.rounds}
+    if args.only:
+        print(markdown(rows, meta))
+        return
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "scan.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     (RESULTS / "scan.md").write_text(markdown(rows, meta))

@@ -137,6 +137,20 @@ def test_a_while_loop_that_never_runs_its_body():
     check_like_pytensor([s], [ws], [np.array([1.0, 2.0])])
 
 
+def test_scans_that_pytensor_merges():
+    """Two scans over one sequence: the ONNX mode's rewrites merge them into one Scan."""
+    from pytensor.scan.op import Scan
+
+    from ptonnx.mode import onnx_mode
+
+    x = pt.dvector("x")
+    a = scan(lambda v, acc: acc + v, sequences=[x], outputs_info=[pt.zeros(())])
+    b = scan(lambda v, acc: acc * 0.5 + v * v, sequences=[x], outputs_info=[pt.ones(())])
+    rewritten = pytensor.function([x], [a, b], mode=onnx_mode()).maker.fgraph
+    assert sum(isinstance(node.op, Scan) for node in rewritten.apply_nodes) == 1
+    check_like_pytensor([x], [a, b], [np.array([1.0, np.nan, -2.0, 3.0, 1e308, 1e308])])
+
+
 def test_nested_scans():
     M = pt.dmatrix("M")
 

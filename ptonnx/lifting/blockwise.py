@@ -15,6 +15,7 @@ import numpy as np
 from ptonnx.ir import TensorType, Value
 from ptonnx.lifting.context import LiftContext
 from ptonnx.lifting.dispatch import lifter_for
+from ptonnx.lifting.lift import lift_applies
 
 
 def _batch_shape(ctx, batch_shapes: list[list[Value]]) -> list[Value]:
@@ -50,8 +51,6 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
     batch_ndim = node.outputs[0].type.ndim - len(op.outputs_sig[0])
     values = [ctx.value(v) for v in node.inputs]
     if batch_ndim == 0:  # no batch: the core op itself
-        from ptonnx.lifting.lift import lift_applies
-
         for dummy, v in zip(core_node.inputs, values):
             ctx.values[dummy] = v
         lift_applies(ctx, [core_node])
@@ -73,8 +72,6 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
     reads = [body.graph.add_input(f.type, f.name) for f in flat]
     for dummy, read in zip(core_node.inputs, reads):
         body.values[dummy] = body.op("Gather", read, trip, axis=0)
-    from ptonnx.lifting.lift import lift_applies
-
     lift_applies(body, [core_node])
     results = [body.cast(body.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs)]
     body.graph.set_outputs([Value.constant(np.array(True)), *results])

@@ -61,6 +61,8 @@ class LiftContext:
         self._dim_names: set[str] = set()
         #: the lifted FunctionGraph's clients (what reads each variable), where known
         self.clients: dict | None = None
+        #: constant sparse matrices (SciPy) of sparse variables no IR value stands for (a sparse transpose)
+        self.sparse: dict = {}
 
     def add_input(self, var) -> Value:
         """A graph input; each unknown dim gets a name of its own (`x_dim0`), which

@@ -14,7 +14,7 @@ from ptonnx.lifting.context import LiftContext, ir_type
 from ptonnx.lifting.dispatch import lifts
 
 
-def _branch(ctx: LiftContext, name: str, args: list[Value], picked: range, outs) -> object:
+def _branch(name: str, args: list[Value], picked: range, outs) -> object:
     body = LiftContext(name)
     inputs = [body.graph.add_input(v.type, v.name) for v in args]
     # a branch value PyTensor's IfElse accepts in a compatible dtype is cast to the output's
@@ -29,8 +29,8 @@ def lift_ifelse(ctx: LiftContext, node):
     flag = ctx.cast(ctx.value(cond), "bool")  # `if cond`: nonzero (NaN too) is true
     values = [ctx.value(v) for v in args]
     name = node.op.name or "ifelse"
-    then_body = _branch(ctx, f"{name}_then", values, range(n), node.outputs)
-    else_body = _branch(ctx, f"{name}_else", values, range(n, 2 * n), node.outputs)
+    then_body = _branch(f"{name}_then", values, range(n), node.outputs)
+    else_body = _branch(f"{name}_else", values, range(n, 2 * n), node.outputs)
     names = [o.name for o in node.outputs]
     built = ctx.builder.node("If", [flag, *values], dict(then_body=then_body, else_body=else_body), names=names)
     return list(built.outputs)

@@ -31,7 +31,7 @@ def _matrix(ctx, var):
     """The SciPy matrix of a constant sparse operand (through sparse transposes)."""
     if isinstance(var, SparseConstant):
         return var.data
-    known = getattr(ctx, "sparse", {}).get(var)
+    known = ctx.sparse.get(var)
     if known is not None:
         return known
     raise UnsupportedOpError(var.owner.op if var.owner else "a sparse input", var, (), reason=(
@@ -43,8 +43,6 @@ def _matrix(ctx, var):
 @lifts(Transpose)
 def lift_sparse_transpose(ctx, node):
     """Recorded for the product that reads it; the output itself is a stand-in no op reads."""
-    if not hasattr(ctx, "sparse"):
-        ctx.sparse = {}
     ctx.sparse[node.outputs[0]] = _matrix(ctx, node.inputs[0]).T
     t = ir_type(node.outputs[0])
     return [Value.constant(np.zeros((0,) * t.ndim, t.dtype))]

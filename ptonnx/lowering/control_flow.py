@@ -44,10 +44,9 @@ def emit_loop(ctx, node, inputs):
     body, n_carried = node.attrs["body"], node.attrs["n_carried"]
     trip_count, cond, *args = inputs
     carried, invariants = args[:n_carried], args[n_carried:]
-    sub = ctx.child()
-    trip, cond_in = sub.unique("trip"), sub.unique("cond_in")
-    carried_in = [sub.unique(f"{v.name or 'carried'}_in") for v in body.inputs[1 : 1 + n_carried]]
-    nodes, outs = lower_body(sub, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out")
+    trip, cond_in = ctx.unique("trip"), ctx.unique("cond_in")
+    carried_in = [ctx.unique(f"{v.name or 'carried'}_in") for v in body.inputs[1 : 1 + n_carried]]
+    nodes, outs = lower_body(ctx, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out")
     return build_loop(
         ctx, nodes, body.name, trip, cond_in,
         [_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried])],

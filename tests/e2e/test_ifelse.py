@@ -85,8 +85,8 @@ def test_a_value_both_branches_read_is_computed_once_outside():
     a, b = pt.dscalar("a"), pt.dvector("b")
     shared = pt.exp(b)
     out = ifelse(a > 0, shared.sum(), shared.max())
-    cm = check_like_pytensor([a, b], [out], [np.float64(-2.0), np.array([0.5, 3.0])])
-    assert cm is None
+    raised = check_like_pytensor([a, b], [out], [np.float64(-2.0), np.array([0.5, 3.0])])
+    assert raised is None
     compiled = ptonnx.compile_function([a, b], [out])
     assert "Exp" in [n.op_type for n in compiled.model.graph.node]
     assert "Exp" not in sum(_if_branches(compiled.model).values(), [])

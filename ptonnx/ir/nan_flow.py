@@ -4,7 +4,7 @@ A loop whose stopping test reads a NaN never stops: PyTensor's gradient loops of
 gammainc run their 100,000 trips for a NaN argument. When a NaN input makes the
 stopping test surely false and keeps itself and every used result NaN, the
 element's outcome is known (NaN results, not stopped) and the loop may leave
-it: `lowering/control.py` does. The analysis is exact where it answers: an op
+it: `lifting/scalar_loop.py` does. The analysis is exact where it answers: an op
 is listed only when NumPy's result and ptonnx's lowering agree for every NaN
 operand (`Pow` and `Max` are not: 1 ** NaN is 1).
 """

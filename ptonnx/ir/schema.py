@@ -3,7 +3,8 @@
 ```
 define(
     "Reshape",
-    inputs=("data: T", "shape: int64"),     # "name: var"; "*name: var" takes one or more, "*name?: var" any number
+    inputs=("data: T", "shape: int64"),     # "name: var"; "name?: var" may be left off (trailing, as ONNX's);
+                                           # "*name: var" takes one or more, "*name?: var" any number
     outputs=("out: T",),
     dtypes={"T": ALL_DTYPES},              # what each type variable may be (like ONNX's `T`)
     reads=("shape",),                      # inputs whose known contents the type rule sees
@@ -55,7 +56,8 @@ class Port:
     name: str
     var: str
     variadic: bool = False
-    #: a variadic port that may also take none (`"*name?: var"`: a loop with no state)
+    #: a variadic port that may also take none (`"*name?: var"`: a loop with no state), or a
+    #: trailing port that may be left off (`"name?: var"`: a Conv without bias, as ONNX's)
     optional: bool = False
 
     @classmethod
@@ -64,7 +66,7 @@ class Port:
         if not sep or not name or not var:
             raise IRError(f"port {spec!r} must read 'name: TypeVar' (or '*name: TypeVar' for one or more)")
         variadic = name.startswith("*")
-        optional = variadic and name.endswith("?")
+        optional = name.endswith("?")
         return cls(name.lstrip("*").rstrip("?"), var, variadic, optional)
 
 
@@ -74,9 +76,11 @@ def _expand(op: str, ports: tuple[Port, ...], n: int, what: str) -> tuple[str, .
     lowering ask it of every node, several times)."""
     fixed = [p for p in ports if not p.variadic]
     if not any(p.variadic for p in ports):
-        if n != len(ports):
-            raise TypeRuleError(f"{op} takes {len(ports)} {what}, got {n}")
-        return tuple(p.var for p in ports)
+        required = sum(not p.optional for p in ports)
+        if not required <= n <= len(ports):
+            span = f"{len(ports)}" if required == len(ports) else f"{required} to {len(ports)}"
+            raise TypeRuleError(f"{op} takes {span} {what}, got {n}")
+        return tuple(p.var for p in ports[:n])
     least = len(fixed) + (0 if any(p.optional for p in ports) else 1)
     if n < least:
         raise TypeRuleError(f"{op} takes at least {least} {what}, got {n}")
@@ -103,7 +107,7 @@ class OpSchema:
     #: inputs whose known contents the type rule reads
     reads: tuple[str, ...] = ()
     traits: frozenset[str] = frozenset()
-    #: a short family name: docs, test strategies and the README's op table group by it
+    #: a short family name: docs, test strategies and the op table (docs/supported.md) group by it
     family: str
     doc: str
 
@@ -181,6 +185,9 @@ def define(
             raise IRError(f"{name}: at most one variadic port among its {what}")
         if any(p.var == EACH and not p.variadic for p in ports):
             raise IRError(f"{name}: `{EACH}` is for variadic ports only")
+        single = [p.optional for p in ports if not p.variadic]
+        if any(single) and (any(p.variadic for p in ports) or single != sorted(single)):
+            raise IRError(f"{name}: optional ports ('name?') come last, in an op without a variadic port")
     for var in {p.var for p in in_ports + out_ports}:
         if var not in dtypes and var not in ALL_DTYPES and var != EACH:
             raise IRError(f"{name}: type variable {var!r} has no entry in `dtypes`")

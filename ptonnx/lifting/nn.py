@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from ptonnx.errors import LiftingError
-from ptonnx.ir import Value
 from ptonnx.lifting.dispatch import lifts
 from ptonnx.nn import BatchNorm, Conv2D, GlobalPool2D, Pool2D, Resize, SiLU
 
@@ -21,19 +17,9 @@ def _name(node):
 @lifts(Conv2D)
 def lift_conv2d(ctx, node):
     op = node.op
-    x, w = (ctx.value(v) for v in node.inputs[:2])
-    if len(node.inputs) == 3:
-        b = ctx.value(node.inputs[2])
-    else:
-        channels = w.shape[0]
-        if not isinstance(channels, int):
-            raise LiftingError(
-                f"conv2d without bias at {node.outputs[0]}: the weight {w} has no static output-channel count, "
-                "so ptonnx cannot make the zero bias the IR's Conv takes; give the weight a static shape or pass a bias"
-            )
-        b = Value.constant(np.zeros(channels, dtype=x.dtype), "zero_bias")
+    inputs = [ctx.value(v) for v in node.inputs]  # x, w and the bias, if there is one
     attrs = dict(strides=op.strides, pads=op.pads, dilations=op.dilations, group=op.group)
-    return [ctx.op("Conv", x, w, b, name=_name(node), **attrs)]
+    return [ctx.op("Conv", *inputs, name=_name(node), **attrs)]
 
 
 @lifts(BatchNorm)

@@ -38,9 +38,8 @@ def conv_attributes(node) -> dict:
 
 
 def conv_inputs(node, inputs: list[str]) -> list[str]:
-    """X, W and B, leaving out a bias that is a constant zero (the IR's Conv always has one)."""
-    bias = node.inputs[2].const
-    return inputs[:2] if bias is not None and not bias.any() else inputs
+    """X, W and the bias if the node has one (ONNX's bias is optional too)."""
+    return list(inputs)
 
 
 @emits("Conv")
@@ -115,7 +114,7 @@ def emit_resize(ctx, node, inputs):
 
 @emits("SiLU")
 def emit_silu(ctx, node, inputs):
-    """onnxruntime's Sigmoid, whose negative tail is only absolutely accurate (README, known
-    limits): the accurate composition of `exp_log.sigmoid` made YOLO11n 1.4-1.7x slower
+    """onnxruntime's Sigmoid, whose negative tail is only absolutely accurate (docs/limits.md,
+    known limits): the accurate composition of `exp_log.sigmoid` made YOLO11n 1.4-1.7x slower
     (benchmarks/sigmoid_cost.py)."""
     return ctx.emit("Mul", [inputs[0], ctx.emit1("Sigmoid", inputs)])

@@ -58,10 +58,11 @@ def fold_batch_norm(b: Builder, bn: Node):
     conv = _plain_conv(x)
     if conv is None or not only_used_by(x, [bn]) or x.dtype != bn.outputs[0].dtype or x.type.ndim != 4:
         return None
-    data, w, bias = conv.inputs
-    if any(v.const is None for v in (w, bias, gamma, beta, mean, var)):
+    data, w, *bias = conv.inputs
+    if any(v.const is None for v in (w, *bias, gamma, beta, mean, var)):
         return None
     dtype = bn.outputs[0].dtype
+    bias = bias[0] if bias else Value.constant(np.zeros(mean.const.shape, dtype), f"{w.name or 'conv'}_bias")
     # As the BatchNorm kernel does: epsilon is a float32 attribute, the rest in float64 here.
     eps = float(np.float32(bn.attrs.get("epsilon", 1e-5)))
     scale = gamma.const.astype(np.float64) / np.sqrt(var.const.astype(np.float64) + eps)

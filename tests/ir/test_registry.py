@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ptonnx import ir
-from ptonnx.errors import IRError
+from ptonnx.errors import IRError, TypeRuleError
 from ptonnx.ir import TensorType
 from ptonnx.ir.schema import EACH, define
 from ptonnx.lowering import EMITTERS
@@ -70,3 +70,19 @@ def test_numpy_semantics_of_the_ops_with_python_meaning():
     x = np.array([0.5, 1.5, 2.5, -0.5, -2.5])
     assert ir.evaluate("Round", [x], {})[0].tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
     assert ir.evaluate("RoundHalfAwayFromZero", [x], {})[0].tolist() == [1.0, 2.0, 3.0, -1.0, -3.0]
+
+
+def test_optional_ports_are_trailing_and_counted():
+    """`"name?: T"` may be left off (a Conv without bias, as ONNX's); it must come last."""
+    conv = ir.get_schema("Conv")
+    x, w = TensorType("float32", (1, 3, 5, 5)), TensorType("float32", (4, 3, 3, 3))
+    assert conv.type_rule([x, w], conv.resolve_attrs({}))[0].shape == (1, 4, 3, 3)
+    graph = ir.Graph("g")
+    xs = [graph.add_input(t) for t in (x, w, TensorType("float32", (4,)), TensorType("float32", (4,)))]
+    with pytest.raises(TypeRuleError, match="takes 2 to 3 inputs, got 4"):
+        ir.Builder(graph).op("Conv", *xs)
+    with pytest.raises(TypeRuleError, match="takes 2 to 3 inputs, got 1"):
+        ir.Builder(graph).op("Conv", xs[0])
+    with pytest.raises(IRError, match="optional ports"):
+        define("TestOptionalFirst", inputs=("a?: T", "b: T"), outputs=("out: T",), dtypes={"T": {"float32"}},
+               type_rule=lambda types, a: [types[-1]], semantics=lambda *xs: xs[-1], family="test", doc="")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import onnx
+import onnxruntime as ort
 import pytensor.tensor as pt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pytensor.compile.mode import Mode
 
 import ptonnx.nn as nn
 from tests.nn.helpers import compare, compare_compiled
@@ -209,3 +212,34 @@ def test_nn_ops_survive_pytensor_rewrites():
     y = nn.avg_pool2d(nn.max_pool2d(y, 2, ceil_mode=True), 3, 1, 1, count_include_pad=False)
     out = [nn.resize(y, scale_factor=2, mode="bilinear"), nn.global_max_pool2d(y)]
     compare_compiled([x], out, [randn(1, 3, 12, 12)])
+
+
+@pytest.mark.parametrize("batch_norm", [False, True])
+def test_shared_weight_conv_without_bias_in_onnx_mode(batch_norm):
+    """A shared (so shape-unknown) weight and no bias: the IR's Conv leaves the bias off, as
+    ONNX's may, so nothing needs the channel count; with BatchNorm, the fold makes the bias."""
+    import pytensor
+
+    import ptonnx  # noqa: F401  (registers mode="ONNX")
+
+    x = sym((None, 3, None, None))
+    w = pytensor.shared(-np.abs(randn(4, 3, 3, 3)), name="w")
+    y = nn.conv2d(x, w, padding=1)
+    if batch_norm:
+        y = nn.silu(nn.batch_norm(y, randn(4), randn(4), randn(4), np.abs(randn(4)) + 0.5))
+    arrays = [randn(2, 3, 6, 5)]
+    arrays[0][0] = 0.0  # a zero image: every product is -0.0 (both kernels sum them to +0.0)
+    arrays[0][1, :, :2] = np.array([np.inf, -np.inf, np.nan, 1e-40, -1e30], np.float32)
+    got = pytensor.function([x], y, mode="ONNX")(*arrays)
+    expected = pytensor.function([x], y, mode=Mode(linker="py", optimizer="fast_run"))(*arrays)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    assert (np.signbit(got) == np.signbit(expected)).all()
+    for level in (ort.GraphOptimizationLevel.ORT_DISABLE_ALL, ort.GraphOptimizationLevel.ORT_ENABLE_ALL):
+        cm = ptonnx.compile_function([x], [y])
+        onnx.checker.check_model(cm.model, full_check=True)
+        options = ort.SessionOptions()
+        options.graph_optimization_level = level
+        session = ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        (out,) = session.run(None, {"x": arrays[0]})
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+        assert (np.signbit(out) == np.signbit(expected)).all()

@@ -29,13 +29,13 @@ def _fused_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
     return _CONV.type_rule(types, conv_attrs)
 
 
-def _fused(x, w, b, activation, **conv_attrs):
+def _fused(x, w, b=None, *, activation, **conv_attrs):
     return ACTIVATIONS[activation](_CONV.semantics(x, w, b, **conv_attrs))
 
 
 define(
     "FusedConv",
-    inputs=("x: T", "w: T", "b: T"),
+    inputs=("x: T", "w: T", "b?: T"),
     outputs=("out: T",),
     dtypes={"T": FLOAT_DTYPES},
     type_rule=_fused_rule,

@@ -2,8 +2,8 @@
 
 Names and attributes mirror ONNX (NCHW, OIHW, `pads` = (top, left, bottom,
 right)); the numbers are those of `nn_kernels`, which the `ptonnx.nn`
-PyTensor Ops also run. `Conv` always has a bias input (lifting gives a zero
-constant when there is none; lowering drops an all-zero constant bias), and
+PyTensor Ops also run. `Conv`'s bias may be left off, as ONNX's (so a weight
+of unknown shape needs no zero bias of its channel count), and
 `SiLU`/`BatchNorm` are ops of their own so passes can match them. Pooling pads
 may be at most half the kernel (PyTorch's rule), so every window sees the input.
 """
@@ -58,10 +58,11 @@ def _merge(op: str, a: Dim, b: Dim, what: str) -> Dim:
 
 
 def _conv_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
-    x, w, b = types
+    x, w, *bias = types
     _need_ndim("Conv", x, 4)
     _need_ndim("Conv", w, 4, "weight")
-    _need_ndim("Conv", b, 1, "bias")
+    for b in bias:
+        _need_ndim("Conv", b, 1, "bias")
     _check_ints("Conv", a, {"strides": (2, 1), "pads": (4, 0), "dilations": (2, 1)})
     group = a["group"]
     _need(isinstance(group, int) and group >= 1, "Conv", lambda: f"group must be a positive int, got {group!r}")
@@ -71,17 +72,18 @@ def _conv_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tensor
         _need(c == cg * group, "Conv", lambda: f"input has {c} channels; weight {w} with group={group} needs {cg} * {group}")
     if _known(o):
         _need(o % group == 0, "Conv", lambda: f"{o} output channels are not divisible by group={group}")
-    o = _merge("Conv", o, b.shape[0], "weight's output channels vs bias length")
+    for b in bias:
+        o = _merge("Conv", o, b.shape[0], "weight's output channels vs bias length")
     sizes = []
     for axis, (size, k) in enumerate(((h, kh), (wd, kw))):
         s, begin, end, dil = a["strides"][axis], a["pads"][axis], a["pads"][axis + 2], a["dilations"][axis]
         out = K.conv_out_size(size, k, s, begin, end, dil) if _known(size, k) else None
         _need(out is None or out > 0, "Conv", lambda: f"input {x} is smaller than the dilated kernel {w}")
         sizes.append(out)
-    return [TensorType(promote(x.dtype, w.dtype, b.dtype), (n, o, *sizes))]
+    return [TensorType(promote(*(t.dtype for t in types)), (n, o, *sizes))]
 
 
-def _conv(x, w, b, strides, pads, dilations, group):
+def _conv(x, w, b=None, *, strides, pads, dilations, group):
     return K.conv2d(x, w, b, strides, pads, dilations, group)
 
 
@@ -187,7 +189,7 @@ def _same_type(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tensor
 #: name -> (inputs, type rule, semantics, attributes, doc)
 NN_OPS: dict[str, tuple] = {
     "Conv": (
-        ("x: T", "w: T", "b: T"),
+        ("x: T", "w: T", "b?: T"),
         _conv_rule,
         _conv,
         {"strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "dilations": (tuple, (1, 1)), "group": (int, 1)},

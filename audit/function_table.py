@@ -41,7 +41,7 @@ Columns:
 Writes audit/results/function_accuracy.md (a summary, one row per function with its worst
 range and time; every range over TARGET or with wrong specials, with its worst arguments;
 then every range) and .json (each row's worst arguments, result and exact value); the
-README's known limits point to it.
+known limits (docs/limits.md) point to it.
 """
 
 from __future__ import annotations

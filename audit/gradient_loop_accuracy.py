@@ -5,7 +5,7 @@
 d/dk of gammainc and gammaincc (PyTensor's Stan series) and d/da, d/db of betainc
 (Boik & Robison-Cox) at a few points, each against mpmath's derivative (40 digits):
 the relative error of ptonnx (onnxruntime, ORT_ENABLE_ALL), PyTensor's Python
-evaluation and its C code. The README's known limits quote this table.
+evaluation and its C code. The known limits (docs/limits.md) quote this table.
 """
 
 from __future__ import annotations

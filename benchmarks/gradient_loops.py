@@ -6,7 +6,7 @@ For d/dk gammainc(k, x) and d/da betainc(a, b, x) at one point each (typical
 values, the special values that never meet the series' stopping test), prints
 the median time of one call in onnxruntime (1 thread, ORT_ENABLE_ALL) and in
 PyTensor's C backend. A while loop runs as many trips as its slowest element
-needs; the README's known limits quote this table.
+needs; the known limits (docs/limits.md) quote this table.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ through `exp_log.sigmoid` (a few ulp everywhere) against onnxruntime's Sigmoid (
     python benchmarks/sigmoid_cost.py [--imgsz 320] [--runs 20]
 
 Prints median latencies (1 thread, interleaved runs) at both onnxruntime levels and
-their ratio. This is why `SiLU`/`FusedConv` keep onnxruntime's Sigmoid (README, known limits).
+their ratio. This is why `SiLU`/`FusedConv` keep onnxruntime's Sigmoid (docs/limits.md, known limits).
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ BY_OP_AND_DTYPE: dict[tuple[str, str], Bound] = {
     ("Tanh", "float64"): Bound(3.0, note="onnxruntime's Tanh below 0.6, 1 - 2 / (exp(2|x|) + 1) above"),
     # PyTensor's (NumPy's) algorithm, which ptonnx follows step by step: (a - fmod(a, b)) / b rounds
     # once before the floor, so quotients near 2**23 (float32) or 2**52 (float64) can be one off
-    # onnxruntime's float64 -> float16 Cast rounds through float32 (README known limits)
+    # onnxruntime's float64 -> float16 Cast rounds through float32 (docs/limits.md, known limits)
     ("Cast", "float16"): Bound(0.5001, note="from float64: rounded twice, through float32, so up to 0.50006 ulp near ties"),
     ("IntDiv", "float32"): Bound(2.0, signed_zero=False, note="NumPy's (a - fmod(a, b)) / b rounds before the floor: one off near 2**23 (float32), 2**52 (float64)"),
     ("IntDiv", "float64"): Bound(2.0, signed_zero=False, note="NumPy's (a - fmod(a, b)) / b rounds before the floor: one off near 2**23 (float32), 2**52 (float64)"),
@@ -234,12 +234,12 @@ def meets(op: str, dtype: str, measured_ulp: float) -> bool:
 
 
 def table() -> list[tuple[str, str, Bound]]:
-    """Every (IR op, dtype, bound), for the README and the audit."""
+    """Every (IR op, dtype, bound), for docs/numerics.md and the audit."""
     return [(op, dtype, bound(op, dtype)) for op in BY_OP for dtype in FLOAT_DTYPES]
 
 
 def markdown() -> str:
-    """The bounds as a Markdown table, one row per op (for the README)."""
+    """The bounds as a Markdown table, one row per op (for docs/numerics.md)."""
     rows = ["| op | float16 | float32 | float64 | note |", "|---|---:|---:|---:|---|"]
     for op in BY_OP:
         cells, notes = [], [BY_OP[op].note] if BY_OP[op].note else []

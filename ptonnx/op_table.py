@@ -1,10 +1,10 @@
-"""The README's tables of supported ops, rendered from the registries.
+"""The tables of supported ops in `docs/supported.md`, rendered from the registries.
 
 A hand-kept list goes stale as ops are added; this one is generated from
 `LIFTERS`, the Elemwise scalar tables, `all_schemas()`, `EMITTERS` and
-`runtime_support`, and `tests/test_op_table.py` fails when the README's copy
-differs. `python -m ptonnx.op_table --write` rewrites the README between the
-markers, `--check` exits 1 with a diff if it is stale, no flag prints the tables.
+`runtime_support`, and `tests/test_op_table.py` fails when the copy in
+`docs/supported.md` differs. `python -m ptonnx.op_table --write` rewrites
+`docs/supported.md` between the markers, `--check` exits 1 with a diff if it is stale, no flag prints the tables.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from ptonnx.runtime_support import NO_FLOAT64_KERNEL
 
 START = "<!-- op-table:start -->"
 END = "<!-- op-table:end -->"
-README = Path(__file__).resolve().parent.parent / "README.md"
+#: the file that holds the generated tables, between START and END
+DOC = Path(__file__).resolve().parent.parent / "docs" / "supported.md"
 COMMAND = "python -m ptonnx.op_table --write"
 
 #: named dtype groups, largest first: a constraint is described by the groups it contains
@@ -150,14 +151,14 @@ def _block() -> str:
 def _split(text: str) -> tuple[str, str, str]:
     """(before, between, after) the markers; raise if they are missing or out of order."""
     if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
-        raise ValueError(f"README must contain {START} then {END}, once each")
+        raise ValueError(f"the file must contain {START} then {END}, once each")
     before, rest = text.split(START)
     between, after = rest.split(END)
     return before, between, after
 
 
-def stale_diff(path: Path = README) -> str:
-    """A unified diff from the README's table to the generated one; empty if current."""
+def stale_diff(path: Path = DOC) -> str:
+    """A unified diff from the file's table (`docs/supported.md`) to the generated one; empty if current."""
     current = _split(path.read_text(encoding="utf-8"))[1]
     wanted = _block()
     if current == wanted:
@@ -166,7 +167,7 @@ def stale_diff(path: Path = README) -> str:
     return "".join(diff)
 
 
-def write(path: Path = README) -> bool:
+def write(path: Path = DOC) -> bool:
     """Rewrite the table in place; True if the file changed."""
     text = path.read_text(encoding="utf-8")
     before, _, after = _split(text)
@@ -179,23 +180,25 @@ def write(path: Path = README) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ptonnx.op_table", description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="rewrite the README between the markers")
-    mode.add_argument("--check", action="store_true", help="exit 1 with a diff if the README is stale")
-    parser.add_argument("--readme", type=Path, default=README, help=f"default: {README}")
+    mode.add_argument("--write", action="store_true", help="rewrite docs/supported.md between the markers")
+    mode.add_argument("--check", action="store_true", help="exit 1 with a diff if docs/supported.md is stale")
+    parser.add_argument(
+        "--file", "--readme", dest="file", type=Path, default=DOC, help=f"the file with the op table markers (default: {DOC})"
+    )
     args = parser.parse_args(argv)
     try:
         if args.write:
-            print(f"{args.readme}: {'rewritten' if write(args.readme) else 'already current'}")
+            print(f"{args.file}: {'rewritten' if write(args.file) else 'already current'}")
         elif args.check:
-            diff = stale_diff(args.readme)
+            diff = stale_diff(args.file)
             if diff:
-                print(f"{args.readme}: the op table is stale; run `{COMMAND}`\n{diff}", file=sys.stderr)
+                print(f"{args.file}: the op table is stale; run `{COMMAND}`\n{diff}", file=sys.stderr)
                 return 1
-            print(f"{args.readme}: op table is current")
+            print(f"{args.file}: op table is current")
         else:
             print(render())
     except (OSError, ValueError) as e:
-        print(f"{args.readme}: {e}", file=sys.stderr)
+        print(f"{args.file}: {e}", file=sys.stderr)
         return 1
     return 0
 

@@ -21,7 +21,7 @@ NO_FLOAT64_KERNEL = frozenset({"Conv", "FusedConv", "AveragePool", "GlobalAverag
 
 BOTH = ("ORT_DISABLE_ALL", "ORT_ENABLE_ALL")
 ENABLE_ALL = ("ORT_ENABLE_ALL",)
-README = "README known limits"
+LIMITS = "docs/limits.md known limits"
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class Quirk:
     levels: tuple[str, ...]
     #: what differs, with the input range where it bites
     description: str
-    #: "lowering: <where>" or "README known limits"
+    #: "lowering: <where>" or "docs/limits.md known limits"
     handled_by: str
     #: for "no kernel": the dtype that computes the same numbers exactly
     wider: str | None = None
@@ -80,20 +80,20 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
     # -- single kernels that differ from NumPy --------------------------------------------
     Quirk("Cast", "float64->float16", "inaccurate", BOTH,
           "rounds through float32: 1 ulp off NumPy for float64 values within 2**-29 (relative) above or "
-          "below a float16 rounding tie, e.g. 1 + 2**-11 + 2**-40 gives 1.0, NumPy 1.001", README),
+          "below a float16 rounding tie, e.g. 1 + 2**-11 + 2**-40 gives 1.0, NumPy 1.001", LIMITS),
     Quirk("Sigmoid", "float32", "underflow", BOTH,
           "absolute accuracy only (results near 0 are multiples of 2**-24): 0 or 6e-8 for -18 < x < -15.8 and 0 for "
           "all x < -18, where NumPy gives 1.3e-7 down to 1e-45 (sigmoid(-20) = 0, NumPy 2.06e-9)",
-          "README known limits (emitted by SiLU/FusedConv lowering; the IR Sigmoid is expanded in exp_log.py)"),
+          "docs/limits.md known limits (emitted by SiLU/FusedConv lowering; the IR Sigmoid is expanded in exp_log.py)"),
     Quirk("Sigmoid", "float32", "inaccurate", BOTH,
           "more than 4 ulp off for -18 < x < -1.9 (absolute error up to 1.4e-7; sigmoid(-16) = 6e-8, NumPy 1.1e-7)",
-          "README known limits (emitted by SiLU/FusedConv lowering; the IR Sigmoid is expanded in exp_log.py)"),
+          "docs/limits.md known limits (emitted by SiLU/FusedConv lowering; the IR Sigmoid is expanded in exp_log.py)"),
     Quirk("Sigmoid", "float64", "underflow", BOTH,
           "0 for x <= -36.74, where NumPy gives 1.1e-16 down to 5e-324 (until x = -745.13)",
-          "README known limits (emitted by SiLU lowering; the IR Sigmoid is expanded in exp_log.py)"),
+          "docs/limits.md known limits (emitted by SiLU lowering; the IR Sigmoid is expanded in exp_log.py)"),
     Quirk("Sigmoid", "float64", "inaccurate", BOTH,
           "more than 4 ulp off for -36.74 < x < -1.12 (absolute error up to 1.7e-16; sigmoid(-36.7) = 2.2e-16, NumPy 1.15e-16)",
-          "README known limits (emitted by SiLU lowering; the IR Sigmoid is expanded in exp_log.py)"),
+          "docs/limits.md known limits (emitted by SiLU lowering; the IR Sigmoid is expanded in exp_log.py)"),
     Quirk("Tanh", "float32", "underflow", BOTH, "0 for subnormal |x| <= 1.4e-43 (NumPy: x itself)",
           "lowering: exp_log.py emit_tanh gives x for |x| < 2**-12"),
     Quirk("Tanh", "float32", "inaccurate", BOTH, "up to ~100 ulp off for 7e-45 <= |x| <= 7.1e-37 (subnormal and smallest normal x)",
@@ -111,7 +111,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
           "(absolute error up to 6.7e-16); within 3 ulp elsewhere", "lowering: trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
     Quirk("Softmax", "float32", "underflow", BOTH,
           "entries below the smallest normal float32 (1.18e-38: exp(x - max(x)) for x - max(x) < -87.3) are 0, "
-          "NumPy keeps the subnormal value", README,
+          "NumPy keeps the subnormal value", LIMITS,
           varies="MLAS picks its softmax kernel by the CPU: on an AVX-512 Xeon (onnxruntime 1.32.0) the subnormals are kept"),
     *(
         Quirk("Where", dtype, "signed-zero", BOTH,

@@ -2,7 +2,7 @@
 installed onnxruntime: every (ONNX op, dtype) ptonnx emits is re-probed with edge values
 (`audit.kernels`, the engine behind `python -m audit.kernel_audit`), and a quirk that
 appears or disappears fails here, naming the pair. Each quirk is either worked around
-in lowering or listed in the README's known limits."""
+in lowering or listed in the known limits (`docs/limits.md`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from audit.kernels import differences, run_audit
 from ptonnx.runtime_support import KERNEL_QUIRKS, PROBED_ON, RUNTIME_WIDENING
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+LIMITS = ROOT / "docs" / "limits.md"
 KINDS = {
     "no kernel", "invalid-onnx", "nan", "overflow", "underflow", "signed-zero", "inaccurate", "saturates",
     "no-wrap", "wrong", "error", "fused-precision", "fusion",
@@ -32,7 +32,7 @@ def test_the_installed_onnxruntime_has_exactly_the_recorded_quirks(audit):
     diffs = differences(audit)
     assert not diffs, (
         f"onnxruntime {ort.__version__} departs from runtime_support.KERNEL_QUIRKS (probed on {PROBED_ON}). "
-        "Run `python -m audit.kernel_audit --write`, then fix lowering or the README and update the record:\n  "
+        "Run `python -m audit.kernel_audit --write`, then fix lowering or docs/limits.md and update the record:\n  "
         + "\n  ".join(diffs)
     )
 
@@ -49,8 +49,8 @@ def test_every_recorded_quirk_is_handled_once():
     for q in KERNEL_QUIRKS:
         assert q.kind in KINDS, q
         assert q.description.strip(), q
-        assert re.match(r"(lowering: \S|README known limits)", q.handled_by), (
-            f"{q.op} {q.dtype} {q.kind}: handled_by must be 'lowering: <where>' or 'README known limits'"
+        assert re.match(r"(lowering: \S|docs/limits\.md known limits)", q.handled_by), (
+            f"{q.op} {q.dtype} {q.kind}: handled_by must be 'lowering: <where>' or 'docs/limits.md known limits'"
         )
         assert q.levels and set(q.levels) <= {"ORT_DISABLE_ALL", "ORT_ENABLE_ALL"}, q
         where = re.match(r"lowering: (\w+\.py)", q.handled_by)
@@ -63,24 +63,17 @@ def test_runtime_widening_is_the_no_kernel_quirks_with_a_wider_dtype():
     assert ("Where", "bool") in RUNTIME_WIDENING
 
 
-def _known_limits() -> str:
-    text = README.read_text()
-    start = text.index("## Known limits")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end != -1 else len(text)]
-
-
-def test_every_quirk_left_to_the_readme_is_in_its_known_limits():
-    section = _known_limits()
+def test_every_quirk_left_to_the_known_limits_is_in_docs_limits():
+    section = LIMITS.read_text(encoding="utf-8")
     missing = sorted(
         {
             f"{q.op} {q.dtype} ({q.kind}): {q.description}"
             for q in KERNEL_QUIRKS
-            if q.handled_by.startswith("README known limits")
+            if q.handled_by.startswith("docs/limits.md known limits")
             and not re.search(rf"\b{re.escape(_op_name(q.op))}\b", section)
         }
     )
-    assert not missing, "README.md's 'Known limits' does not mention:\n  " + "\n  ".join(missing)
+    assert not missing, "docs/limits.md (known limits) does not mention:\n  " + "\n  ".join(missing)
 
 
 def _op_name(op: str) -> str:

@@ -1,4 +1,4 @@
-"""The README's op tables are generated from the registries and must be current,
+"""The op tables in `docs/supported.md` are generated from the registries and must be current,
 so adding an op without regenerating them (`python -m ptonnx.op_table --write`) fails here."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ptonnx import ir, op_table
 from ptonnx.lifting import LIFTERS
 from ptonnx.lifting.elemwise import scalar_op_classes, supported_scalar_ops
 
-#: The README's table is generated under the default install (pytensor 3.0). Under pytensor
+#: The table in docs/supported.md is generated under the default install (pytensor 3.0). Under pytensor
 #: 2.38 (the pymc environment) ptonnx also lifts two Ops that only that line has as Ops of
 #: their own: its LogSoftmax (an OpFromGraph in 3.0, inlined there) and SoftmaxGrad (gone in
 #: 3.0); and 2.38 has one scalar op class that 3.0 dropped, Iv (3.0 keeps Ive). They, and
@@ -32,7 +32,7 @@ def default_install_scalar_op_classes() -> list[type]:
 
 @pytest.fixture(scope="module")
 def section() -> str:
-    return op_table._split(op_table.README.read_text(encoding="utf-8"))[1]
+    return op_table._split(op_table.DOC.read_text(encoding="utf-8"))[1]
 
 
 @pytest.mark.parametrize(("listed", "installed"), [
@@ -40,7 +40,7 @@ def section() -> str:
 ], ids=["lifters", "scalar ops"])
 def test_what_only_pytensor_2_has_is_the_listed_names(listed, installed):
     """Under 2.38 the listed names are there; under 3.0 none is. Under 2.38 any other extra
-    name shows in the generated table, so `test_readme_table_is_current` fails on it."""
+    name shows in the generated table, so `test_the_op_table_is_current` fails on it."""
     names = {cls.__name__ for cls in installed()}
     if PYTENSOR_2:
         assert listed <= names, f"not there under pytensor {pytensor.__version__}: {listed - names}"
@@ -48,27 +48,27 @@ def test_what_only_pytensor_2_has_is_the_listed_names(listed, installed):
         assert not listed & names, f"there under pytensor {pytensor.__version__} too: drop them from the list"
 
 
-def test_readme_table_is_current(monkeypatch):
+def test_the_op_table_is_current(monkeypatch):
     monkeypatch.setattr(op_table, "LIFTERS", default_install_lifters())
     monkeypatch.setattr(op_table, "scalar_op_classes", default_install_scalar_op_classes)
     monkeypatch.setattr(op_table, "SPECIAL", {c: r for c, r in op_table.SPECIAL.items() if c in default_install_scalar_op_classes()})
     monkeypatch.setattr(op_table, "SCALAR_OPS", {c: r for c, r in op_table.SCALAR_OPS.items() if c in default_install_scalar_op_classes()})
     diff = op_table.stale_diff()
-    assert not diff, f"README's op table is stale: run `{op_table.COMMAND}` (under the default install)\n{diff}"
+    assert not diff, f"docs/supported.md's op table is stale: run `{op_table.COMMAND}` (under the default install)\n{diff}"
 
 
 def test_every_ir_op_has_a_row(section):
     for name, schema in ir.all_schemas().items():
-        assert f"| {schema.family} | `{name}` |" in section, f"IR op {name} is missing from README's op table"
+        assert f"| {schema.family} | `{name}` |" in section, f"IR op {name} is missing from docs/supported.md's op table"
 
 
 def test_every_lifted_op_class_and_scalar_op_is_named(section):
     lifted = section.split("**IR ops**")[0]
     for cls in default_install_lifters():
-        assert f"`{cls.__name__}`" in lifted, f"{cls.__name__} is missing from README's op table"
+        assert f"`{cls.__name__}`" in lifted, f"{cls.__name__} is missing from docs/supported.md's op table"
     for name in supported_scalar_ops():
         if not (PYTENSOR_2 and name in PYTENSOR_2_ONLY_SCALAR_OPS):  # 2.38's Iv: lifted there, not in 3.0
-            assert f"`{name}` " in lifted, f"scalar op {name} is missing from README's op table"
+            assert f"`{name}` " in lifted, f"scalar op {name} is missing from docs/supported.md's op table"
 
 
 def test_every_scalar_op_of_pytensor_is_lifted_or_refused_with_a_reason(section):
@@ -80,7 +80,7 @@ def test_every_scalar_op_of_pytensor_is_lifted_or_refused_with_a_reason(section)
     for cls in classes:
         lifted = any(c in SCALAR_OPS or c in SPECIAL for c in cls.__mro__)
         assert lifted or cls.__name__ in REFUSED_SCALAR_OPS, f"{cls.__name__}: lift it or say why it is refused"
-        if not lifted and cls in default_install_scalar_op_classes():  # the README is the default install's
+        if not lifted and cls in default_install_scalar_op_classes():  # docs/supported.md is the default install's
             assert f"| `{cls.__name__}` | {REFUSED_SCALAR_OPS[cls.__name__]}" in section
 
 
@@ -105,13 +105,13 @@ def test_dtype_labels_are_compact():
 
 
 def test_check_and_write_commands(tmp_path, capsys):
-    readme = tmp_path / "README.md"
-    readme.write_text(f"# x\n\n{op_table.START}\nhand-written list\n{op_table.END}\n\nafter\n", encoding="utf-8")
-    assert op_table.main(["--check", "--readme", str(readme)]) == 1
+    doc = tmp_path / "supported.md"
+    doc.write_text(f"# x\n\n{op_table.START}\nhand-written list\n{op_table.END}\n\nafter\n", encoding="utf-8")
+    assert op_table.main(["--check", "--file", str(doc)]) == 1
     assert "stale" in capsys.readouterr().err
-    assert op_table.main(["--write", "--readme", str(readme)]) == 0
-    text = readme.read_text(encoding="utf-8")
+    assert op_table.main(["--write", "--file", str(doc)]) == 0
+    text = doc.read_text(encoding="utf-8")
     assert text.startswith("# x\n\n") and text.endswith(f"{op_table.END}\n\nafter\n") and "hand-written" not in text
-    assert op_table.main(["--check", "--readme", str(readme)]) == 0
-    readme.write_text("no markers\n", encoding="utf-8")
-    assert op_table.main(["--check", "--readme", str(readme)]) == 1
+    assert op_table.main(["--check", "--file", str(doc)]) == 0
+    doc.write_text("no markers\n", encoding="utf-8")
+    assert op_table.main(["--check", "--readme", str(doc)]) == 1  # --readme: the option's old name

@@ -118,7 +118,7 @@ CASES: dict[str, Case] = {
     "Ceil": _unary(pt.ceil),
     "Round": _unary(lambda a: pt.round(a, mode="half_to_even"), FLOATS),
     # PyTensor's C code calls C round(); its Python code, floor(x + 0.5), gives -0 for +0, rounds
-    # 0.49999997 up in float32 and odd integers above 2**52 up in float64 (README: semantics kept)
+    # 0.49999997 up in float32 and odd integers above 2**52 up in float64 (docs/supported.md: semantics kept)
     "RoundHalfAwayFromZero": _unary(
         lambda a: pt.round(a, mode="half_away_from_zero"), FLOATS, reference=lambda a: [_c_round(a)],
     ),

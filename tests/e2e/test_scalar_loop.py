@@ -157,7 +157,7 @@ def test_lifted_graph_keeps_the_loop_as_one_node():
 #: and its special values (x = 0, inf, invalid k, subnormal x, k -> 0). Not NaN k or x, nor
 #: k = inf: they never meet the series' stopping test, so PyTensor's Python evaluation runs
 #: 100,000 trips (9 s a point); ptonnx leaves NaN elements early (test below) but runs k = inf
-#: to the end (README, Known limits)
+#: to the end (docs/limits.md, known limits)
 GAMMA_GRAD_POINTS = np.array([
     (0.5, 0.1), (1.0, 1.0), (3.0, 2.5), (1e-3, 1e-3), (5.0, 4.0), (2.0, 0.0), (1.0, np.inf),
     (2.0, 5e-324), (1e-300, 1.0), (0.0, 1.0), (-1.0, 1.0),

@@ -3,7 +3,7 @@
 A protobuf message cannot exceed 2 GiB, so a model with more weights than that
 cannot be serialised in one piece: onnx's checker and onnxruntime must read it
 from a file whose large tensors live in a separate data file (external data).
-The in-memory `ModelProto` stays whole either way.
+The in-memory `ModelProto` stays whole, and is never edited, either way.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import tempfile
 
 import onnx
 from onnx import helper
-from onnx.external_data_helper import load_external_data_for_tensor, set_external_data
 
 #: a model estimated larger than this is written with external data (tests lower it)
 MAX_PROTO_BYTES = onnx.checker.MAXIMUM_PROTOBUF
@@ -43,28 +42,51 @@ def _tensor_nbytes(tensor: onnx.TensorProto) -> int:
 def save_model(model: onnx.ModelProto, path: str, external_data: bool) -> None:
     """Write `model` to `path`; with `external_data`, its large tensors go to `<path>.data`.
 
-    `model` is left as it was (onnx's own saver moves the tensors' bytes out of it).
+    `model` is not touched: with external data, a skeleton (every field but the large
+    tensors' bytes, which point into the data file) is written. Moving the bytes out of
+    `model` and back, as onnx's saver does, would leave a second copy of every weight in
+    protobuf's arena for as long as the model lives.
     """
     if not external_data:
         onnx.save_model(model, path)
         return
     directory = os.path.dirname(os.path.abspath(path))
     location = os.path.basename(path) + ".data"
-    data_path = os.path.join(directory, location)
-    if os.path.exists(data_path):
-        os.remove(data_path)  # onnx appends to an existing data file
-    moved = [t for t in model.graph.initializer if t.HasField("raw_data") and _tensor_nbytes(t) >= EXTERNAL_DATA_MIN_BYTES]
-    try:
-        for tensor in moved:
-            set_external_data(tensor, location)
-        onnx.save_model(model, path)  # writes each marked tensor to the data file and clears its raw_data
-    finally:
-        for tensor in moved:  # the bytes back, from the file where they were written
-            if tensor.HasField("raw_data"):
-                del tensor.external_data[:]
-                tensor.data_location = onnx.TensorProto.DEFAULT
-            else:
-                load_external_data_for_tensor(tensor, directory)
+    skeleton = onnx.ModelProto()
+    _copy_fields(model, skeleton, skip="graph")
+    _copy_fields(model.graph, skeleton.graph, skip="initializer")
+    with open(os.path.join(directory, location), "wb") as data:
+        for tensor in model.graph.initializer:
+            if not (tensor.HasField("raw_data") and _tensor_nbytes(tensor) >= EXTERNAL_DATA_MIN_BYTES):
+                skeleton.graph.initializer.add().CopyFrom(tensor)
+                continue
+            offset = _align(data.tell())
+            data.seek(offset)
+            data.write(tensor.raw_data)  # one tensor's bytes at a time
+            moved = skeleton.graph.initializer.add()
+            _copy_fields(tensor, moved, skip="raw_data")
+            moved.data_location = onnx.TensorProto.EXTERNAL
+            for key, value in (("location", location), ("offset", offset), ("length", data.tell() - offset)):
+                moved.external_data.add(key=key, value=str(value))
+    onnx.save_model(skeleton, path)
+
+
+def _copy_fields(source, target, skip: str) -> None:
+    """Every set field of the message `source` but `skip`, copied into `target`."""
+    for field, value in source.ListFields():
+        if field.name == skip:
+            continue
+        if field.is_repeated:
+            getattr(target, field.name).extend(value)
+        elif field.message_type is not None:
+            getattr(target, field.name).CopyFrom(value)
+        else:
+            setattr(target, field.name, value)
+
+
+def _align(offset: int, to: int = 4096) -> int:
+    """Tensors start on page boundaries in the data file (where onnxruntime can map them)."""
+    return -(-offset // to) * to
 
 
 class TempCopy:

@@ -142,3 +142,35 @@ def test_export_and_save_on_request_write_external_data(small_proto_limit, tmp_p
     cm = ptonnx.compile_function([x], [y])
     cm.save(tmp_path / "inline.onnx", external_data=False)
     assert not (tmp_path / "inline.onnx.data").exists() and os.path.getsize(tmp_path / "inline.onnx") > w.nbytes
+
+
+def test_saving_with_external_data_leaves_the_model_untouched(small_proto_limit, tmp_path):
+    """The data file gets each large tensor, page-aligned; the in-memory model is not edited
+    (moving its bytes out and back would leave a second copy in protobuf's arena)."""
+    x, w, y = _weighted(20_000)
+    cm = ptonnx.compile_function([x], [y])
+    before = cm.model.SerializeToString()
+    path = cm.save(tmp_path / "m.onnx", external_data=True)
+    assert cm.model.SerializeToString() == before
+    (moved,) = [t for t in onnx.load(path, load_external_data=False).graph.initializer if t.external_data]
+    entries = {e.key: e.value for e in moved.external_data}
+    assert int(entries["offset"]) % 4096 == 0 and int(entries["length"]) == w.nbytes
+
+
+def test_one_copy_of_the_weights(tmp_path):
+    """The IR's constant is the user's array (read-only view; theirs stays writeable) and the
+    compiled model keeps nothing of the user's PyTensor graph alive (Node.source is text)."""
+    import gc
+    import weakref
+
+    def build():
+        x, w, y = _weighted(20_000)
+        return ptonnx.compile_function([x], [y]), w, weakref.ref(y)
+
+    cm, w, y_ref = build()
+    gc.collect()
+    assert y_ref() is None, "the compiled model keeps the user's PyTensor graph alive"
+    (const,) = [v.const for n in cm.ir for v in n.inputs if v.const is not None and v.const.size == w.size]
+    assert np.shares_memory(const, w) and w.flags.writeable and not const.flags.writeable
+    node = next(n for n in cm.ir if n.source is not None)
+    assert isinstance(node.source.variable, str) and isinstance(node.source.type, str), node.source

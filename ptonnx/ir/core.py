@@ -50,8 +50,13 @@ class Value:
         self._uses: dict[tuple[Any, int], None] = {}
 
     @classmethod
-    def constant(cls, array, name: str | None = None, *, dtype=None) -> Value:
-        arr = np.array(array, dtype=dtype, order="C")  # a private, read-only copy
+    def constant(cls, array, name: str | None = None, *, dtype=None, copy: bool = True) -> Value:
+        """A constant holding a private, read-only copy of `array`; with `copy=False`, a
+        read-only view of it where it already has the dtype and C layout (lifting: the
+        user's weights are not copied; whoever passes it promises not to write it)."""
+        arr = np.array(array, dtype=dtype, order="C", copy=None if not copy else True)
+        if arr is array:
+            arr = arr.view()  # its own flags: the caller's array stays writeable
         arr.setflags(write=False)
         return cls(TensorType.of(arr), name, const=arr)
 
@@ -93,11 +98,25 @@ class Value:
         return f"Value({self.name or '?'}: {self.type})"
 
 
+class Source:
+    """Where a node came from, for error messages: the user's variable as text, its type,
+    and the line that created it. Text only: an IR that held the PyTensor variable would
+    keep the user's whole graph, and its arrays, alive as long as the compiled model."""
+
+    __slots__ = ("variable", "type", "created_at")
+
+    def __init__(self, variable: str, type: str | None = None, created_at: str | None = None):
+        self.variable, self.type, self.created_at = variable, type, created_at
+
+    def __repr__(self) -> str:
+        return f"Source({self.variable!r}, {self.type!r}, {self.created_at!r})"
+
+
 class Node:
     """An op applied to values. Holds no behaviour: the registry knows the op.
 
-    `source` is what the node was made from (the user's PyTensor variable when
-    lifted; passes pass it on to their replacements), so errors can name it.
+    `source` is what the node was made from (a `Source` naming the user's PyTensor
+    variable when lifted; passes pass it on to their replacements), so errors can name it.
     """
 
     __slots__ = ("op", "inputs", "outputs", "attrs", "name", "source", "graph", "_prev", "_next", "__weakref__")
@@ -109,7 +128,7 @@ class Node:
         outputs: Iterable[Value],
         attrs: Mapping[str, Any] | None = None,
         name: str | None = None,
-        source: Any = None,
+        source: Source | None = None,
     ):
         self.op = op
         self.source = source

@@ -39,13 +39,11 @@ def describe_source(node: Node) -> str:
     source = getattr(node, "source", None)
     if source is None:
         return ""
-    text = f"\n  from PyTensor variable {source}"
-    if getattr(source, "type", None) is not None:
+    text = f"\n  from PyTensor variable {source.variable}"
+    if source.type is not None:
         text += f" ({source.type})"
-    trace = getattr(getattr(source, "tag", None), "trace", None)
-    if trace and trace[-1]:
-        filename, line, _, code = trace[-1][-1]
-        text += f", created at {filename}:{line}" + (f": {code}" if code else "")
+    if source.created_at:
+        text += f", created at {source.created_at}"
     return text
 
 

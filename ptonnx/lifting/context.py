@@ -95,7 +95,7 @@ class LiftContext:
         expected = ir_type(var)
         if arr.dtype.name != expected.dtype:
             arr = arr.astype(expected.dtype)
-        value = Value.constant(arr, var.name)
+        value = Value.constant(arr, var.name, copy=False)  # the user's array, read-only: no second copy
         self.values[var] = value
         return value
 

@@ -8,6 +8,7 @@ from pytensor.tensor.type_other import SliceType
 
 from ptonnx.errors import LiftingError
 from ptonnx.ir import Graph
+from ptonnx.ir.core import Source
 from ptonnx.ir.branches import sink_into_branches
 from ptonnx.lifting.context import LiftContext, ir_type, is_random, random_error
 from ptonnx.lifting.dispatch import lifter_for, lifts
@@ -37,6 +38,17 @@ def lift(fgraph, name: str = "graph") -> Graph:
     return ctx.graph
 
 
+def source_of(var) -> Source:
+    """The text of `var` that errors quote (the IR keeps no PyTensor object: see `Source`)."""
+    created_at = None
+    trace = getattr(getattr(var, "tag", None), "trace", None)
+    if trace and trace[-1]:
+        filename, line, _, code = trace[-1][-1]
+        created_at = f"{filename}:{line}" + (f": {code}" if code else "")
+    kind = getattr(var, "type", None)
+    return Source(str(var), None if kind is None else str(kind), created_at)
+
+
 def lift_applies(ctx: LiftContext, applies) -> None:
     """Lift Apply nodes in order, each by its Op class's rule (also an OpFromGraph's inner nodes)."""
     for apply in applies:
@@ -46,7 +58,7 @@ def lift_applies(ctx: LiftContext, applies) -> None:
             rng = next((v for v in apply.inputs if is_random(v)), apply.inputs[0])
             raise random_error(rng, [apply])
         rule = lifter_for(apply.op, apply.outputs[0])
-        ctx.builder.source = apply.outputs[0]
+        ctx.builder.source = source_of(apply.outputs[0])
         results = rule(ctx, apply)
         if len(results) != len(apply.outputs):
             raise LiftingError(f"lifting {apply.op} gave {len(results)} values for {len(apply.outputs)} outputs")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
 from ptonnx.errors import LoweringError
 from ptonnx.ir import Value
@@ -22,7 +22,8 @@ class LowerContext:
 
     def __init__(self):
         self.nodes: list[onnx.NodeProto] = []
-        self.initializers: list[onnx.TensorProto] = []
+        #: (name, array) of each initializer: the model's TensorProtos are filled once, at the end
+        self.initializers: list[tuple[str, np.ndarray]] = []
         self._names: dict[Value, str] = {}
         self._taken: set[str] = set()
         self._counters: dict[str, int] = {}
@@ -80,7 +81,7 @@ class LowerContext:
             if key in self._small_consts:
                 return self._small_consts[key]
         name = self.unique(hint)
-        self.initializers.append(numpy_helper.from_array(np.require(array, requirements="C"), name))
+        self.initializers.append((name, array))
         if key is not None:
             self._small_consts[key] = name
         return name

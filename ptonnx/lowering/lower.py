@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import onnx
-from onnx import helper
+from onnx import helper, numpy_helper
 
 from ptonnx.errors import LoweringError
 from ptonnx.ir import Graph, Value, format_node
@@ -149,7 +150,7 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
     outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names)]
 
     read = _names_read(ctx.nodes)
-    initializers = [t for t in ctx.initializers if t.name in read]  # an emitter may drop an optional input
+    initializers = [(n, a) for n, a in ctx.initializers if n in read]  # an emitter may drop an optional input
     model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc)
     for key, text in checks_metadata(ctx).items():
         model.metadata_props.add(key=key, value=text)
@@ -169,7 +170,8 @@ def _names_read(nodes) -> set[str]:
 
 def _model(nodes, name, inputs, outputs, initializers, doc) -> onnx.ModelProto:
     """The ModelProto, built in place: `helper.make_graph`/`make_model` copy the initializers
-    through serialisation, which is slow and fails for a tensor over 2 GiB."""
+    through serialisation, which is slow and fails for a tensor over 2 GiB; and each
+    initializer is filled in the model itself, so a weight's bytes are copied once."""
     model = onnx.ModelProto(ir_version=IR_VERSION, producer_name=PRODUCER, doc_string=doc)
     model.opset_import.append(helper.make_opsetid("", OPSET))
     g = model.graph
@@ -177,6 +179,18 @@ def _model(nodes, name, inputs, outputs, initializers, doc) -> onnx.ModelProto:
     g.node.extend(nodes)
     g.input.extend(inputs)
     g.output.extend(outputs)
-    for tensor in initializers:
-        g.initializer.add().CopyFrom(tensor)
+    for tensor_name, array in initializers:
+        _fill(g.initializer.add(), tensor_name, array)
     return model
+
+
+def _fill(tensor: onnx.TensorProto, name: str, array: np.ndarray) -> None:
+    """`tensor` = `array` as numpy_helper.from_array writes it (raw little-endian bytes for
+    the IR's bool, integer and float dtypes), without a TensorProto in between."""
+    if array.dtype.kind not in "biuf" or array.dtype.byteorder == ">":
+        tensor.CopyFrom(numpy_helper.from_array(np.require(array, requirements="C"), name))
+        return
+    tensor.name = name
+    tensor.data_type = helper.np_dtype_to_tensor_dtype(array.dtype)
+    tensor.dims.extend(array.shape)
+    tensor.raw_data = np.require(array, requirements="C").tobytes()

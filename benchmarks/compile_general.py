@@ -29,8 +29,8 @@ and gather, the adjoints of max/min/sort/cumsum/logsumexp/prod, and the shape
 arithmetic of all of them. k is calibrated so that N (IR nodes right after
 lifting) is about each requested size.
 
-What is timed and how is `compile_speed.py`'s own code (`measure_once`,
-`summarize`): `ptonnx.compile(fgraph, check=False)` per repeat, split into lift,
+What is timed and how is `compile_speed.py`'s own code (`measure_once`, and
+`_common.summarize`): `ptonnx.compile(fgraph, check=False)` per repeat, split into lift,
 each pass of `ptonnx.DEFAULT_PASSES` and lower from its report, the ONNX checker
 apart, Python's GC left on (its share measured), medians over the repeats.
 Building the PyTensor graph and its gradient is not timed. All graphs are built
@@ -79,15 +79,20 @@ for p in (str(ROOT), str(HERE)):  # run from a checkout without installing; impo
 import numpy as np  # noqa: E402
 import pytensor  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
-from compile_speed import (  # noqa: E402
+from _common import (  # noqa: E402
+    GC_DEFAULT,
     TARGET_RATIO,
-    _jsonable,
-    _meta,
-    _ms,
-    function_graph,
-    measure_once,
+    cells_legend,
+    compile_meta,
+    jsonable,
+    ms,
+    per_node_ratio,
+    ratio_line,
+    report_head,
+    stage_table,
     summarize,
 )
+from compile_speed import function_graph, measure_once  # noqa: E402
 
 import ptonnx  # noqa: E402
 from ptonnx.lifting import lift  # noqa: E402
@@ -229,15 +234,10 @@ def linearity(rows: list[dict], pass_names) -> dict:
             "ratio": us_large / us_small if us_small > 0 else float("nan"),
             "slope": loglog_slope(ns, [stage_seconds(r, pass_names)[stage] for r in rows]),
         }
-    ratio = large["us_per_node"] / small["us_per_node"]
     best_small, best_large = small["total_min"] / small["n"] * 1e6, large["total_min"] / large["n"] * 1e6
     return {
         "us_small_best": best_small, "us_large_best": best_large, "ratio_best": best_large / best_small,
-        "n_small": small["n"], "n_large": large["n"],
-        "us_small": small["us_per_node"], "us_large": large["us_per_node"], "ratio": ratio,
-        "us_small_excl_gc": small["us_per_node_excl_gc"], "us_large_excl_gc": large["us_per_node_excl_gc"],
-        "ratio_excl_gc": large["us_per_node_excl_gc"] / small["us_per_node_excl_gc"],
-        "verdict": ("PASS" if ratio <= TARGET_RATIO else "FAIL") if len(rows) > 1 else "n/a (one size)",
+        **per_node_ratio(rows),
         "stages": stages,
     }
 
@@ -266,43 +266,18 @@ def default_repeats(n: int) -> int:
 
 
 def markdown(rows, pass_names, lin, meta, checks, profile: str | None) -> str:
-    head = ["k blocks", "N (IR nodes)", "repeats", "lift ms", *[f"{p} ms" for p in pass_names],
-            "lower ms", "total ms (ours)", "checker ms", "µs/node",
-            "of total: GC ms (full GCs)", "µs/node excl. GC", "IR after passes", "ONNX nodes"]
-    lines = [
-        "# ptonnx compile speed: gradient graphs with indexing and reductions",
-        "",
-        f"Measured {meta['date']} on {meta['machine']} ({meta['cpus']} CPUs), Python {meta['python']}, "
-        f"pytensor {meta['pytensor']}, onnx {meta['onnx']}, commit {meta['commit']}.",
-        f"Command: `{meta['command']}`",
-        "",
+    lines = report_head("ptonnx compile speed: gradient graphs with indexing and reductions", meta) + [
         "Graph: `[cost, *pytensor.grad(cost, [x, w])]`, cost = `sum(stack(terms))` over k blocks of six "
         "kinds (constant gathers, slices, a data-index gather, logsumexp, max/min, cumsum, set_subtensor, "
         "a boolean mask, sort, prod, a reshaped 2-D window with axis reductions, inc_subtensor, a strided "
         "slice; see the script's docstring); float64 vectors of unknown length.",
         "",
-        "Cells are medians over the repeats, in milliseconds. N = IR nodes right after lifting. "
-        "total = lift + passes + lower (median of the per-repeat totals); µs/node = total / N. "
-        "The ONNX checker (`check_model(full_check=True)`) is onnx's cost, shown apart and not in the total. "
-        f"Python's cyclic GC was {meta['gc']} during the timed stages; the GC column is the part of "
-        "the total spent inside the collector (whole-heap collections in parentheses). "
-        "Building the PyTensor graph and its gradient is not timed.",
+        cells_legend(meta, "(whole-heap collections in parentheses). "
+                           "Building the PyTensor graph and its gradient is not timed."),
         "",
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join("---:" for _ in head) + "|",
-    ]
-    for s in rows:
-        cells = [str(s["k"]), f"{s['n']:,}", str(s["repeats"]), _ms(s["lift"]),
-                 *[_ms(s["passes"][p]) for p in pass_names], _ms(s["lower"]), _ms(s["total"]),
-                 _ms(s["check"]), f"{s['us_per_node']:.2f}", f"{_ms(s['gc'])} ({s['gc_full']:g})",
-                 f"{s['us_per_node_excl_gc']:.2f}", f"{s['ir_after']:,}", f"{s['onnx_nodes']:,}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += [
+        *stage_table(rows, pass_names, "k blocks", [s["k"] for s in rows], first_align="---:"),
         "",
-        f"- **gradient graphs**: µs/node at N={lin['n_large']:,} / at N={lin['n_small']:,} = "
-        f"{lin['us_large']:.2f} / {lin['us_small']:.2f} = **{lin['ratio']:.2f}x** "
-        f"(target ≤ {TARGET_RATIO:g}x): **{lin['verdict']}**; excluding GC time: "
-        f"{lin['us_large_excl_gc']:.2f} / {lin['us_small_excl_gc']:.2f} = {lin['ratio_excl_gc']:.2f}x; "
+        ratio_line("gradient graphs", lin) + "; "
         f"fastest repeat of each size (load on a shared machine only adds time): "
         f"{lin['us_large_best']:.2f} / {lin['us_small_best']:.2f} = {lin['ratio_best']:.2f}x",
         "",
@@ -350,10 +325,8 @@ def main(argv=None) -> int:
     repeats_for = (lambda n: args.repeats) if args.repeats else (lambda n: 3) if args.quick else default_repeats
     out = Path(args.out) if args.out else (None if args.quick else RESULTS)
     pass_names = list(DEFAULT_PASSES)
-    meta = _meta(argv)
-    meta["command"] = "python benchmarks/compile_general.py " + " ".join(argv)
-    meta["gc"] = ("disabled (--no-gc)" if args.no_gc
-                  else "left as CPython's defaults by the benchmark (`ptonnx.compile` pauses it itself)")
+    meta = compile_meta("compile_general.py", argv)
+    meta["gc"] = "disabled (--no-gc)" if args.no_gc else GC_DEFAULT
 
     wall = time.perf_counter()
     fit = calibrate()
@@ -386,10 +359,10 @@ def main(argv=None) -> int:
         s.update(target=size, k=k, build_seconds=built, runs=runs[size])
         rows.append(s)
         checks[s["n"]] = check
-        print(f"k={k} N={s['n']:,}: total {_ms(s['total'])} ms ({s['us_per_node']:.2f} µs/node; "
+        print(f"k={k} N={s['n']:,}: total {ms(s['total'])} ms ({s['us_per_node']:.2f} µs/node; "
               + ", ".join(f"{st} {v / s['n'] * 1e6:.1f}" for st, v in stage_seconds(s, pass_names).items()
                           if st != "total")
-              + f" µs/node), GC {_ms(s['gc'])} ms, {s['repeats']} repeats", flush=True)
+              + f" µs/node), GC {ms(s['gc'])} ms, {s['repeats']} repeats", flush=True)
     profile = profile_compile(graphs[-1][3]) if args.profile else None
     del graphs
     gc.collect()
@@ -404,7 +377,7 @@ def main(argv=None) -> int:
         (out / "compile_general.md").write_text(text)
         payload = {"meta": meta, "target_ratio": TARGET_RATIO, "calibration": fit, "results": rows,
                    "linearity": lin, "checks": {str(n): c for n, c in checks.items()}}
-        (out / "compile_general.json").write_text(json.dumps(payload, indent=2, default=_jsonable) + "\n")
+        (out / "compile_general.json").write_text(json.dumps(payload, indent=2, default=jsonable) + "\n")
         print(f"wrote {out / 'compile_general.md'} and {out / 'compile_general.json'}")
     return 1 if lin["verdict"] == "FAIL" else 0
 

@@ -47,13 +47,8 @@ Writes ``benchmarks/results/compile_speed.md`` and ``compile_speed.json``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import gc
 import json
-import math
-import os
-import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -70,11 +65,22 @@ import pytensor.tensor as pt  # noqa: E402
 from pytensor.graph.fg import FunctionGraph  # noqa: E402
 
 import ptonnx  # noqa: E402
-from _common import git_commit  # noqa: E402
+from _common import (  # noqa: E402
+    GC_DEFAULT,
+    TARGET_RATIO,
+    cells_legend,
+    compile_meta,
+    jsonable,
+    ms,
+    per_node_ratio,
+    ratio_line,
+    report_head,
+    stage_table,
+    summarize,
+)
 from ptonnx.lifting import lift  # noqa: E402
 from ptonnx.passes import DEFAULT_PASSES  # noqa: E402
 
-TARGET_RATIO = 2.0
 DEFAULT_SIZES = (1_000, 10_000, 50_000)
 RESULTS = HERE / "results"
 
@@ -246,93 +252,22 @@ def verify_against_pytensor(shape: str, inputs, outputs, fgraph) -> str:
 
 
 # --------------------------------------------------------------------------
-# output
+# output (the shared parts in _common.py)
 # --------------------------------------------------------------------------
-def _ms(seconds: float) -> str:
-    ms = seconds * 1e3
-    return f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}"
-
-
-def summarize(runs: list[dict], pass_names) -> dict:
-    med = statistics.median
-    return {
-        "n": runs[0]["n"],
-        "repeats": len(runs),
-        "lift": med(r["lift"] for r in runs),
-        "passes": {p: med(r["passes"][p] for r in runs) for p in pass_names},
-        "lower": med(r["lower"] for r in runs),
-        "total": med(r["total"] for r in runs),
-        "total_min": min(r["total"] for r in runs),
-        "total_max": max(r["total"] for r in runs),
-        "check": med(r["check"] for r in runs),
-        "gc": med(r["gc"] for r in runs),
-        "gc_full": med(r["gc_full"] for r in runs),
-        "us_per_node": med(r["total"] for r in runs) / runs[0]["n"] * 1e6,
-        "us_per_node_excl_gc": med(r["total"] - r["gc"] for r in runs) / runs[0]["n"] * 1e6,
-        "check_us_per_node": med(r["check"] for r in runs) / runs[0]["n"] * 1e6,
-        "pass_nodes": runs[0]["pass_nodes"],
-        "ir_after": runs[0]["ir_after"],
-        "onnx_nodes": runs[0]["onnx_nodes"],
-        "initializers": runs[0]["initializers"],
-    }
-
-
 def markdown(results: dict, pass_names, ratios: dict, meta: dict, checks: dict) -> str:
-    head = ["shape", "N (IR nodes)", "repeats", "lift ms", *[f"{p} ms" for p in pass_names],
-            "lower ms", "total ms (ours)", "checker ms", "µs/node",
-            "of total: GC ms (full GCs)", "µs/node excl. GC", "IR after passes", "ONNX nodes"]
-    lines = [
-        "# ptonnx compile speed",
+    lines = report_head("ptonnx compile speed", meta) + [
+        cells_legend(meta, "(and, in parentheses, how many whole-heap generation-2 collections ran), measured "
+                           "with `gc.callbacks`."),
         "",
-        f"Measured {meta['date']} on {meta['machine']} ({meta['cpus']} CPUs), Python {meta['python']}, "
-        f"pytensor {meta['pytensor']}, onnx {meta['onnx']}, commit {meta['commit']}.",
-        f"Command: `{meta['command']}`",
+        *stage_table([s for rows in results.values() for s in rows], pass_names, "shape",
+                     [shape for shape, rows in results.items() for _ in rows]),
         "",
-        "Cells are medians over the repeats, in milliseconds. N = IR nodes right after lifting. "
-        "total = lift + passes + lower (median of the per-repeat totals); µs/node = total / N. "
-        "The ONNX checker (`check_model(full_check=True)`) is onnx's cost, shown apart and not in the total. "
-        f"Python's cyclic GC was {meta['gc']} during the timed stages; the GC column is the part of "
-        "the total spent inside the collector (and, in parentheses, how many whole-heap generation-2 "
-        "collections ran), measured with `gc.callbacks`.",
+        *(ratio_line(shape, r) for shape, r in ratios.items()),
         "",
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|",
+        "Correctness (smallest size, onnxruntime vs PyTensor py linker, rtol=1e-4):",
+        *(f"- {shape}: {msg}" for shape, msg in checks.items()),
     ]
-    for shape, rows in results.items():
-        for s in rows:
-            cells = [shape, f"{s['n']:,}", str(s["repeats"]), _ms(s["lift"]),
-                     *[_ms(s["passes"][p]) for p in pass_names], _ms(s["lower"]), _ms(s["total"]),
-                     _ms(s["check"]), f"{s['us_per_node']:.2f}", f"{_ms(s['gc'])} ({s['gc_full']:g})",
-                     f"{s['us_per_node_excl_gc']:.2f}", f"{s['ir_after']:,}", f"{s['onnx_nodes']:,}"]
-            lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    for shape, r in ratios.items():
-        lines.append(
-            f"- **{shape}**: µs/node at N={r['n_large']:,} / at N={r['n_small']:,} = "
-            f"{r['us_large']:.2f} / {r['us_small']:.2f} = **{r['ratio']:.2f}x** "
-            f"(target ≤ {TARGET_RATIO:g}x): **{r['verdict']}**; excluding GC time: "
-            f"{r['us_large_excl_gc']:.2f} / {r['us_small_excl_gc']:.2f} = {r['ratio_excl_gc']:.2f}x"
-        )
-    lines.append("")
-    lines.append("Correctness (smallest size, onnxruntime vs PyTensor py linker, rtol=1e-4):")
-    for shape, msg in checks.items():
-        lines.append(f"- {shape}: {msg}")
     return "\n".join(lines) + "\n"
-
-
-def _meta(argv) -> dict:
-    commit = git_commit()
-    return {
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": f"{platform.system()} {platform.machine()}",
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "pytensor": pytensor.__version__,
-        "onnx": onnx.__version__,
-        "commit": commit,
-        "command": "python benchmarks/compile_speed.py " + " ".join(argv),
-        "passes": list(DEFAULT_PASSES),
-    }
 
 
 def main(argv=None) -> int:
@@ -355,8 +290,8 @@ def main(argv=None) -> int:
         if s not in SHAPES:
             ap.error(f"unknown shape {s!r}; known: {', '.join(SHAPES)}")
     pass_names = list(DEFAULT_PASSES)
-    meta = _meta(argv)
-    meta["gc"] = "disabled (--no-gc)" if args.no_gc else "left as CPython's defaults by the benchmark (`ptonnx.compile` pauses it itself)"
+    meta = compile_meta("compile_speed.py", argv)
+    meta["gc"] = "disabled (--no-gc)" if args.no_gc else GC_DEFAULT
 
     results: dict[str, list[dict]] = {}
     checks: dict[str, str] = {}
@@ -376,23 +311,12 @@ def main(argv=None) -> int:
             s["target"] = size
             s["runs"] = runs
             results[shape].append(s)
-            print(f"[{shape}] N={s['n']:,}: total {_ms(s['total'])} ms ({s['us_per_node']:.2f} µs/node), "
-                  f"GC {_ms(s['gc'])} ms, checker {_ms(s['check'])} ms, {repeats} repeats", flush=True)
+            print(f"[{shape}] N={s['n']:,}: total {ms(s['total'])} ms ({s['us_per_node']:.2f} µs/node), "
+                  f"GC {ms(s['gc'])} ms, checker {ms(s['check'])} ms, {repeats} repeats", flush=True)
             del inputs, outputs, fgraph
             gc.collect()
 
-    ratios = {}
-    for shape, rows in results.items():
-        small, large = rows[0], rows[-1]
-        ratio = large["us_per_node"] / small["us_per_node"]
-        ratios[shape] = {
-            "n_small": small["n"], "n_large": large["n"],
-            "us_small": small["us_per_node"], "us_large": large["us_per_node"],
-            "ratio": ratio,
-            "us_small_excl_gc": small["us_per_node_excl_gc"], "us_large_excl_gc": large["us_per_node_excl_gc"],
-            "ratio_excl_gc": large["us_per_node_excl_gc"] / small["us_per_node_excl_gc"],
-            "verdict": ("PASS" if ratio <= TARGET_RATIO else "FAIL") if len(rows) > 1 else "n/a (one size)",
-        }
+    ratios = {shape: per_node_ratio(rows) for shape, rows in results.items()}
 
     text = markdown(results, pass_names, ratios, meta, checks)
     print()
@@ -401,18 +325,10 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / "compile_speed.md").write_text(text)
     payload = {"meta": meta, "target_ratio": TARGET_RATIO, "results": results, "ratios": ratios, "checks": checks}
-    (out / "compile_speed.json").write_text(json.dumps(payload, indent=2, default=_jsonable) + "\n")
+    (out / "compile_speed.json").write_text(json.dumps(payload, indent=2, default=jsonable) + "\n")
     print(f"wrote {out / 'compile_speed.md'} and {out / 'compile_speed.json'}")
     failed = [s for s, r in ratios.items() if r["verdict"] == "FAIL"]
     return 1 if failed else 0
-
-
-def _jsonable(obj):
-    if isinstance(obj, tuple):
-        return list(obj)
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    return str(obj)
 
 
 if __name__ == "__main__":

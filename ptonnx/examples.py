@@ -31,7 +31,7 @@ def yolo11n(imgsz: int = 640, weights=None, **_) -> Example:
     source = weights if weights is not None else random_weights(0, SIGNAL_GAIN)
     x, y = build(source, imgsz=imgsz)
     image = np.random.default_rng(0).uniform(0, 1, (1, 3, imgsz, imgsz)).astype(np.float32)
-    what = f"weights from {weights}" if isinstance(weights, str) else "random weights (seed 0, gain SIGNAL_GAIN)"
+    what = f"weights from {weights}" if isinstance(weights, str) else f"random weights (seed 0, gain {SIGNAL_GAIN:g})"
     # Boxes are in pixels; float32 rounding through 88 convs reaches ~4e-3 px.
     return Example("yolo11n", f"YOLO11n {imgsz}x{imgsz}, {what}", [x], [y], [image], rtol=1e-3, atol=2e-2)
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import onnx
 
 from ptonnx.cli import main
+from ptonnx.models import SIGNAL_GAIN
 
 
 def test_default_main_job_on_a_small_yolo11n(tmp_path, capsys):
     path = tmp_path / "y.onnx"
     assert main(["--imgsz", "64", "--runs", "2", "-o", str(path)]) == 0
     out = capsys.readouterr().out
+    assert f"random weights (seed 0, gain {SIGNAL_GAIN:g})" in out.splitlines()[0]  # the gain's value, not its name
     assert "fuse_conv_bn_silu" in out and "conv+bn=81, conv+silu=77" in out
     assert out.count(" ok") == 2 and "MISMATCH" not in out and "fused / unfused" in out
     model = onnx.load(path)

@@ -22,8 +22,8 @@ import warnings
 import numpy as np
 import scipy.special
 
-from ptonnx.lowering.special.bessel_debye import _polynomials
-from ptonnx.lowering.special.bessel_jv import MAX_ORDER as JV_MAX_ORDER
+from ptonnx.decompositions.special.bessel_debye import _polynomials
+from ptonnx.decompositions.special.bessel_jv import MAX_ORDER as JV_MAX_ORDER
 
 #: u_k(t) of Debye's expansion, exact (fractions): 16 terms, below 1e-30 from order 100 on
 _DEBYE = _polynomials(16)

@@ -1,4 +1,4 @@
-"""Constants of the incomplete gamma functions (ptonnx/lowering/special/gamma_inc*.py), computed
+"""Constants of the incomplete gamma functions (ptonnx/decompositions/special/gamma_inc*.py), computed
 exactly here and checked against the copies in lowering by tests/lowering/test_gamma_inc_constants.py.
 
 Temme's uniform expansion (DLMF 8.12): with lambda = x/a, mu = lambda - 1 and

@@ -5,7 +5,7 @@
   outside float64's range, where mpmath would otherwise not converge); a complex value (z > 1 outside
   polynomials, the branch cut) is NaN. Outside finite arguments and at the poles c = 0, -1, ...:
   SciPy's conventions.
-- `refused`: the regions ptonnx/lowering/special/hyp2f1.py documents as NaN, where a NaN is a
+- `refused`: the regions ptonnx/decompositions/special/hyp2f1.py documents as NaN, where a NaN is a
   refusal and not an error: z > 1, z < -19, 0.95 < z < 1 outside polynomials; infinite
   arguments; c = -n with a polynomial of degree n; z = 1 where Gauss's theorem's error bound
   (the distances of c - a, c - b, c - a - b to the poles of Gamma) exceeds ACCEPT or a parameter
@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 import scipy.special
 
-from ptonnx.lowering.special.hyp2f1 import ACCEPT, GAMMA_ULP, GAUSS_MAX, MAX_TRIPS, STEP_ROUNDINGS, TOLERANCE, X_MAX
+from ptonnx.decompositions.special.hyp2f1 import ACCEPT, GAMMA_ULP, GAUSS_MAX, MAX_TRIPS, STEP_ROUNDINGS, TOLERANCE, X_MAX
 
 EPS = 2.0**-53
 PFAFF_DOWN_TO = X_MAX / (X_MAX - 1)  # w = z / (z - 1) = 0.95 at z = -19

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.special
 
 from audit.special_constants import gauss_legendre_mp
-from ptonnx.lowering.special.polygamma import MAX_ORDER
+from ptonnx.decompositions.special.polygamma import MAX_ORDER
 
 
 def _hi(value) -> np.longdouble:

@@ -63,7 +63,6 @@ def ar1_gradient():
     """The gradient of AR(1)'s sum of squares by the noise and rho: PyTensor's grad builds a
     mit-mot scan, which ptonnx carries as a whole buffer (O(steps) a trip)."""
     import pytensor
-    import pytensor.tensor as pt
 
     inputs, (xs,), data = ar1()
     eps, rho, _ = inputs

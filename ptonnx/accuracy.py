@@ -118,7 +118,7 @@ BY_OP: dict[str, Bound] = {
     "ArcSinh": Bound(3.0, note="log1p of an exact small argument near 0; log(|x|) + log 2 far out"),
     "ArcCosh": Bound(3.0, note="log1p of an exact small argument near 1; log(x) + log 2 far out"),
     "ArcTanh": Bound(3.0, note="log1p(2|x| / (1 - |x|)) / 2"),
-    # special functions (lowering/special/): float16/float32 computed in float64 and rounded once
+    # special functions (decompositions/special/): float16/float32 computed in float64 and rounded once
     "Erfc": Bound(12.0, note="Cephes: 1 - erf(x) below 1 (cancels up to 5x near 1), exp(-x**2) P(x)/Q(x) above"),
     "GammaLn": Bound(8.0, atol=1e-14, note="relative near its zeros 1 and 2 (its Taylor series about 2 in the exact x - 2 or x - 1 on [1/2, 2)); absolute where the reflection cancels (x < 0, near lgamma's negative zeros)"),
     "Gamma": Bound(32.0, note="Stirling with Pow from 13 on; a product of up to 10 exact factors below"),
@@ -164,16 +164,16 @@ BY_OP: dict[str, Bound] = {
     "GammaInc": Bound(4096.0, note="the smaller of P, Q by Temme's uniform expansion (a >= 20, |x - a| < 0.4 a), the "
                       "series of P or of Q (small x), Legendre's continued fraction (x >= 3); prefactor exp(-a phi) from "
                       "an exact-as-possible a phi: 3 a phi ulp (measured 1700 ulp, 3.7e-13, at a = 2881, x = 1345)"),
-    "BetaInc": Bound(4096.0, note="I_x(a, b): DiDonato and Morris' continued fraction bfrac in an ONNX Loop (NaN if not "
+    "BetaInc": Bound(4096.0, note="I_x(a, b): DiDonato and Morris' continued fraction bfrac in a Loop (NaN if not "
                      "converged in 40000 trips: a, b beyond ~1e10 near the mean; 0 without it where the prefactor times p + 1, its bound, underflows), power series near the mean with a small "
                      "parameter, 1 - I_{1-x}(b, a) above the mean; prefactor with lambda = a - (a + b) x exact to an ulp: "
                      "measured 2e-13 (tests/e2e/test_betainc.py)"),
     "Hyp2F1": Bound(4096.0, domain="where the series' own error bound is below 5e-13 (NaN elsewhere: z > 1 and z < -19 "
                     "or 0.95 < z < 1 outside polynomials, cancelling series, c - a - b near 0 at z = 1)",
                     note="2F1(a, b; c; z): the Gauss series, Euler's and Pfaff's transformations (the one with the "
-                    "smaller carried bound of its rounding errors) in an ONNX Loop; Gauss's theorem at z = 1: "
+                    "smaller carried bound of its rounding errors) in a Loop; Gauss's theorem at z = 1: "
                     "measured 5e-14 (tests/e2e/test_hyp2f1.py)"),
-    "BetaIncInv": Bound(4096.0, note="the x with I_x(a, b) = y: Newton's method on the log of the smaller tail in an ONNX "
+    "BetaIncInv": Bound(4096.0, note="the x with I_x(a, b) = y: Newton's method on the log of the smaller tail in a "
                         "Loop (NaN if not converged in 200 trips), in log x or log(1 - x) within a bracket, BetaInc's "
                         "tails; measured 2.9e-13 relative (a = 1.1e-11, y = 1 - 2.2e-9, x = 3.6e-83: the condition "
                         "~|log x|), near 1 "
@@ -187,7 +187,7 @@ BY_OP: dict[str, Bound] = {
     "GammaL": Bound(4096.0, note="P(a, x) Gamma(a), finite wherever it is: x**a e**-x / a times P's series, else the "
                     "product (through logs where Gamma(a) overflows)"),
     "GammaIncInv": Bound(4096.0, note="the x with P(a, x) = y: Newton's method in log x (in x for Q beyond max(a, 1)) on the "
-                         "log of the smaller tail, in an ONNX Loop within a bracket (NaN if not converged in 200 trips); "
+                         "log of the smaller tail, in a Loop within a bracket (NaN if not converged in 200 trips); "
                          "measured 1.6e-13 relative, at tiny x (the rounding of log x, ~eps |log x|), "
                          "tests/e2e/test_gammaincinv.py"),
     "GammaIncCInv": Bound(4096.0, note="the x with Q(a, x) = y: as GammaIncInv"),

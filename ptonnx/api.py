@@ -24,6 +24,7 @@ from ptonnx.lifting.lift import output_names
 from ptonnx.lowering import lower
 from ptonnx.model_files import TempCopy, needs_external_data, save_model
 from ptonnx.passes import PassManager, Report
+from ptonnx.passes.decompose import decompose
 
 
 class CompiledModel:
@@ -200,6 +201,10 @@ def _compile(fgraph, passes, verify_each, check, name, session_options) -> Compi
     start = time.perf_counter()
     graph = lift(fgraph, name)
     report.stages["lift"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    report.decomposed = dict(decompose(graph))
+    report.stages["decompose"] = time.perf_counter() - start
 
     start = time.perf_counter()
     manager.run(graph, report)

@@ -19,6 +19,7 @@ from ptonnx import ir
 from ptonnx.ir.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES, SIGNED_INT_DTYPES, UNSIGNED_INT_DTYPES
 from ptonnx.lifting import LIFTERS
 from ptonnx.lifting.elemwise import REFUSED_SCALAR_OPS, SCALAR_OPS, SPECIAL, scalar_op_classes
+from ptonnx.decompositions import DECOMPOSITIONS
 from ptonnx.lowering import EMITTERS
 from ptonnx.runtime_support import NO_FLOAT64_KERNEL
 
@@ -76,7 +77,10 @@ def _note(name: str) -> str:
     notes = []
     if name in NO_FLOAT64_KERNEL:
         notes.append("float64: no onnxruntime kernel (`LoweringError`, or `float64_via_float32`)")
-    if name not in EMITTERS:
+    if name in DECOMPOSITIONS:
+        widen = DECOMPOSITIONS[name].widen
+        notes.append(("" if widen else "float64: ") + "decomposed into IR ops (`decompositions/`)")
+    elif name not in EMITTERS:
         notes.append("not lowered yet")
     return "; ".join(notes)
 

@@ -7,7 +7,6 @@ becomes a wrong number; sizes are int64 values, so dims computed at run time wor
 
 from __future__ import annotations
 
-import numpy as np
 from pytensor.tensor.basic import Nonzero
 from pytensor.tensor.extra_ops import RavelMultiIndex, UnravelIndex
 from pytensor.tensor.reshape import JoinDims, SplitDims

@@ -201,3 +201,23 @@ def emit_trunc(ctx, node, inputs):
     (x,), dtype = inputs, node.outputs[0].dtype
     whole = ctx.emit1("Floor", [ctx.emit1("Abs", [x])])
     return with_zero_sign(ctx, whole, is_negative(ctx, x, dtype), dtype)
+
+
+@emits("Select")
+def emit_select(ctx, node, inputs):
+    """onnxruntime's Where as it is (a -0.0 from the first branch comes out +0.0, as `Select` says)."""
+    return where(ctx, *inputs, node.outputs[0].dtype)
+
+
+#: IR ops that are one ONNX op of another name or with attributes: onnxruntime's kernel as it is
+KERNELS = {
+    "FMod": ("Mod", {"fmod": 1}),
+    "SinReduced": ("Sin", {}),
+    "Erf": ("Erf", {}),  # float64 Erf is decomposed (onnxruntime has no float64 kernel)
+}
+
+
+@emits(*KERNELS)
+def emit_kernel(ctx, node, inputs):
+    op_type, attributes = KERNELS[node.op]
+    return ctx.emit(op_type, inputs, **attributes)

@@ -14,12 +14,11 @@ branch (onnxruntime's Where loses the sign of a -0.0 taken from the first).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from ptonnx.ir.formula import Formula, polyval, polyval1  # noqa: F401  (re-exported)
 from ptonnx.lowering.context import onnx_dtype
 
 
-class Ex:
+class Ex(Formula):
     """One ONNX value being built: its context, name and dtype."""
 
     __slots__ = ("ctx", "name", "dtype")
@@ -36,33 +35,6 @@ class Ex:
     def op(self, op_type: str, *others, dtype: str | None = None, **attributes) -> Ex:
         names = [self.name, *(self.const(o).name for o in others)]
         return Ex(self.ctx, self.ctx.emit1(op_type, names, **attributes), dtype or self.dtype)
-
-    def __add__(self, o): return self.op("Add", o)
-    def __radd__(self, o): return self.const(o).op("Add", self)
-    def __sub__(self, o): return self.op("Sub", o)
-    def __rsub__(self, o): return self.const(o).op("Sub", self)
-    def __mul__(self, o): return self.op("Mul", o)
-    def __rmul__(self, o): return self.const(o).op("Mul", self)
-    def __truediv__(self, o): return self.op("Div", o)
-    def __rtruediv__(self, o): return self.const(o).op("Div", self)
-    def __pow__(self, o): return self.op("Pow", o)
-    def __rpow__(self, o): return self.const(o).op("Pow", self)
-    def __neg__(self): return self.op("Neg")
-    def __abs__(self): return self.op("Abs")
-    def __lt__(self, o): return self.op("Less", o, dtype="bool")
-    def __le__(self, o): return self.op("LessOrEqual", o, dtype="bool")
-    def __gt__(self, o): return self.op("Greater", o, dtype="bool")
-    def __ge__(self, o): return self.op("GreaterOrEqual", o, dtype="bool")
-    def eq(self, o): return self.op("Equal", o, dtype="bool")
-    def __and__(self, o): return self.op("And", o)
-    def __or__(self, o): return self.op("Or", o)
-
-    def ne(self, o):
-        """self != o, as `not (self == o)` (true for NaN)."""
-        return self.eq(o).op("Not")
-
-    def isnan(self) -> Ex:
-        return self.op("IsNaN", dtype="bool")
 
     def cast(self, dtype: str) -> Ex:
         return self.op("Cast", dtype=dtype, to=onnx_dtype(dtype)) if dtype != self.dtype else self
@@ -99,22 +71,6 @@ def unary(name: str):
 
 exp, log, sqrt, floor, ceil, round_even = (unary(n) for n in ("Exp", "Log", "Sqrt", "Floor", "Ceil", "Round"))
 raw_sin, raw_cos = unary("Sin"), unary("Cos")
-
-
-def polyval(x: Ex, coefficients: Sequence[float]) -> Ex:
-    """c[0] x**n + ... + c[n] by Horner's rule (highest degree first, as Cephes' polevl)."""
-    acc = x.const(coefficients[0])
-    for c in coefficients[1:]:
-        acc = acc * x + c
-    return acc
-
-
-def polyval1(x: Ex, coefficients: Sequence[float]) -> Ex:
-    """x**n + c[0] x**(n-1) + ... + c[n-1]: a leading coefficient of 1 (Cephes' p1evl)."""
-    acc = x + coefficients[0]
-    for c in coefficients[1:]:
-        acc = acc * x + c
-    return acc
 
 
 def log1p(x: Ex) -> Ex:

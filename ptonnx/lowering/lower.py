@@ -12,6 +12,7 @@ from ptonnx.ir.printer import describe_source
 from ptonnx.ir.registry import disallowed_dtypes, mixed_inputs
 from ptonnx.lowering.check import checks_metadata
 from ptonnx.lowering.context import LowerContext, onnx_dtype
+from ptonnx.decompositions.registry import DECOMPOSITIONS
 from ptonnx.lowering.registry import EMITTERS
 
 OPSET = 18
@@ -72,6 +73,12 @@ def _name_outputs(ctx: LowerContext, graph: Graph, out_names: list[str], renames
 def check_lowerable(graph: Graph) -> None:
     """Raise `LoweringError` for any node ONNX cannot take as it is."""
     for node in graph:
+        decomposition = DECOMPOSITIONS.get(node.op)
+        if decomposition is not None and decomposition.compute_dtype(node.outputs[0].dtype) is not None:
+            raise LoweringError(
+                f"{format_node(node)}{describe_source(node)}\n  IR op {node.op!r} is rewritten into other IR ops before "
+                "lowering: run ptonnx.passes.decompose.decompose(graph) first (ptonnx.compile does)"
+            )
         if node.op not in EMITTERS:
             raise LoweringError(f"{format_node(node)}{describe_source(node)}\n  no ONNX lowering for IR op {node.op!r}")
         mixed = mixed_inputs(node)

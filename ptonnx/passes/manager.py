@@ -12,6 +12,7 @@ from ptonnx.ir import Graph, verify
 from ptonnx.ir.core import nested_graphs
 from ptonnx.passes.base import Pass, PassResult
 from ptonnx.passes.constant_folding import ConstantFolding
+from ptonnx.passes.cse import CommonSubexpressionElimination
 from ptonnx.passes.dce import DeadCodeElimination
 from ptonnx.passes.float64_via_float32 import Float64ViaFloat32
 from ptonnx.passes.fuse_conv_bn_silu import FuseConvBnSilu
@@ -24,11 +25,12 @@ PASSES: dict[str, type] = {
     "fuse_conv_bn_silu": FuseConvBnSilu,
     "unify_dtypes": UnifyDtypes,
     "dce": DeadCodeElimination,
+    "cse": CommonSubexpressionElimination,
     "hoist_loop_invariants": HoistLoopInvariants,
     "float64_via_float32": Float64ViaFloat32,
 }
 
-DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "hoist_loop_invariants", "dce")
+DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "cse", "hoist_loop_invariants", "dce")
 
 
 def resolve(spec) -> Pass:
@@ -87,6 +89,8 @@ class Report:
     records: list[PassRecord] = attrs.field(factory=list)
     #: stage name -> seconds, filled in by `ptonnx.compile` (lift, passes, lower, ...)
     stages: dict[str, float] = attrs.field(factory=dict)
+    #: IR op -> how many of its nodes `decompose` rewrote (the functions the lifted graph computes)
+    decomposed: dict[str, int] = attrs.field(factory=dict)
 
     def __getitem__(self, name: str) -> PassRecord:
         for r in self.records:
@@ -102,6 +106,8 @@ class Report:
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        if self.decomposed:
+            lines.append("decomposed: " + ", ".join(f"{op} x{n}" for op, n in sorted(self.decomposed.items())))
         if self.stages:
             lines.append("stages: " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.stages.items()))
         return "\n".join(lines)

@@ -13,7 +13,7 @@ ABC = ((1.0, 2.0, 3.0), (0.5, 0.5, 1.5), (0.25, 1.0, 2.0), (1.5, 2.5, 4.5), (-1.
        (-2.0, 1.0, -2.0))
 #: z: 0, the ends of the series' ranges, z = 1 (Gauss's theorem), beyond them
 POINTS = (0.0, -0.0, 0.5, -0.5, 0.95, 0.96, 1.0, -1.0, -19.0, -20.0, 1.5, 1e-300, -1e-300, 0.3, -5.0, 1e10, -1e10)
-#: the edges of what is lowered (X_MAX in ptonnx/lowering/special/hyp2f1.py)
+#: the edges of what is lowered (X_MAX in ptonnx/decompositions/special/hyp2f1.py)
 SERIES_UP_TO, PFAFF_DOWN_TO = 0.95, -19.0
 
 

@@ -9,7 +9,6 @@ the numbers must be PyTensor's.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import onnx

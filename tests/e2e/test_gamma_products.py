@@ -1,6 +1,6 @@
 """GammaU = Q Gamma(k) and GammaL = P Gamma(k) where PyTensor's products are not their values:
 Q or P underflows, or Gamma(k) overflows (k > 171.6, subnormal k), but the value is finite
-(lowering/special/gamma_inc_products.py); the exact values from mpmath."""
+(decompositions/special/gamma_inc_products.py); the exact values from mpmath."""
 
 from __future__ import annotations
 

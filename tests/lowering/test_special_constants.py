@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from audit import special_constants as exact
-from ptonnx.lowering.special import gamma
+from ptonnx.decompositions.special import gamma
 
 
 def test_digamma_root_and_its_taylor_series():
@@ -19,7 +19,7 @@ def test_lgamma_series_about_two():
 
 
 def test_bessel_zeros_and_the_reciprocal_gamma_series():
-    from ptonnx.lowering.special import bessel_j, bessel_temme
+    from ptonnx.decompositions.special import bessel_j, bessel_temme
 
     assert bessel_j.J0_ZEROS == exact.bessel_j_zeros(0)
     assert bessel_j.J1_ZEROS == exact.bessel_j_zeros(1)
@@ -32,7 +32,7 @@ def test_erfinv_starts_gauss_legendre_rule_and_cot_derivative_table():
     import mpmath
 
     from audit import special_reference
-    from ptonnx.lowering.special import erfinv, owens_t, polygamma
+    from ptonnx.decompositions.special import erfinv, owens_t, polygamma
 
     (centre, half), coefficients = exact.erfinv_small_start()
     assert (centre, half) == erfinv.ERFINV_SMALL[:2]

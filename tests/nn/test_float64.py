@@ -67,7 +67,7 @@ def test_the_onnx_mode_user_sees_the_error_too():
         nn.silu,
         lambda x: pt.special.softmax(x, axis=1),
         lambda x: x @ x,
-        pt.erf,  # composed in float64 (lowering/special/erf.py)
+        pt.erf,  # composed in float64 (decompositions/special/erf.py)
     ],
     ids=["MaxPool", "BatchNorm", "SiLU", "Softmax", "MatMul", "Erf"],
 )

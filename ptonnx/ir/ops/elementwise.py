@@ -38,6 +38,13 @@ def _round_half_away_from_zero(x):
     return np.copysign(whole + (magnitude - whole >= 0.5), x).astype(x.dtype, copy=False)
 
 
+def _select(cond, a, b):
+    """onnxruntime's Where: a -0.0 taken from `a` comes out +0.0 (a + 0.0 is +0.0 for a -0.0)."""
+    if a.dtype.kind == "f":
+        a = a + np.zeros((), a.dtype)
+    return np.where(cond, a, b)
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -166,8 +173,18 @@ ELEMENTWISE: dict[str, tuple] = {
     "IsInf": (np.isinf, UNARY, "bool", NUMERIC_DTYPES, "a is +inf or -inf (never for integers)"),
 }
 
+#: ops only decompositions build: one onnxruntime kernel each, as it computes (family "kernel")
+KERNELS: dict[str, tuple] = {
+    "Select": (_select, ("bool", "T", "T"), "T", ALL_DTYPES,
+               "cond ? a : b as onnxruntime's Where runs it: a -0.0 taken from a is +0.0 (decompositions put a zero whose sign matters in b)"),
+    "FMod": (np.fmod, BINARY, "T", FLOAT_DTYPES, "C's fmod: a - trunc(a / b) b, with a's sign (exact)"),
+    "SinReduced": (np.sin, UNARY, "T", FLOAT_DTYPES, "sine of a reduced argument, |a| <= pi/2 (no argument reduction: the accurate Sin reduces first)"),
+}
+
 for _name, (_fn, _inputs, _out, _allowed, _doc) in ELEMENTWISE.items():
     declare(_name, _fn, _inputs, _out, _allowed, _doc)
+for _name, (_fn, _inputs, _out, _allowed, _doc) in KERNELS.items():
+    declare(_name, _fn, _inputs, _out, _allowed, _doc, family="kernel")
 
 
 def _cast_rule(types: Sequence[TensorType], attributes: Mapping[str, Any]) -> list[TensorType]:

@@ -1,7 +1,8 @@
 """Special functions as elementwise IR ops: the error and gamma families, Bessel
-functions, incomplete gamma and beta. Their semantics (for constant folding and
-the IR interpreter) are SciPy's, which PyTensor's own implementations call.
-Lowering composes each from ops onnxruntime runs in float64 (lowering/special/).
+functions, incomplete gamma and beta. Their semantics (the IR interpreter's reference)
+are SciPy's, which PyTensor's own implementations call. `ptonnx.compile` rewrites each
+into ops onnxruntime runs in float64 before any pass (decompositions/special/), so
+constant folding computes the formula the model runs.
 """
 
 from __future__ import annotations

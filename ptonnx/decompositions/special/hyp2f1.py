@@ -1,6 +1,6 @@
 """Hyp2F1: the Gauss hypergeometric function 2F1(a, b; c; z), in float64.
 
-Candidate Gauss series run side by side in one ONNX Loop (lowering/loop.py), each
+Candidate Gauss series run side by side in one IR Loop (the IR Loop, decompositions/loop.py), each
 element until its tail is below 1e-17 of its sum:
 - 0 <= z < 1: F(a, b; c; z), and Euler's (1 - z)**(c - a - b) F(c - a, c - b; c; z);
 - z < 0 (w = z / (z - 1) in (0, 1)): Pfaff's (1 - z)**-a F(a, c - b; c; w) and
@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, floor, log, log1p, select, where
-from ptonnx.lowering.loop import any_above, iterate
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.gamma import gamma
+from ptonnx.decompositions.expr import Ex, exp, floor, log, log1p, select, where
+from ptonnx.decompositions.loop import any_above, iterate
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.decompositions.special.gamma import gamma
 
 EPS = 2.0**-53
 #: a series has converged when its tail bound is below TOLERANCE times its sum
@@ -218,7 +218,6 @@ def hyp2f1(a: Ex, b: Ex, c: Ex, z: Ex) -> Ex:
     )
 
 
-@emits("Hyp2F1")
-def emit_hyp2f1(ctx, node, inputs):
-    dtype = node.outputs[0].dtype
-    return hyp2f1(*(Ex(ctx, name, dtype) for name in inputs)).name
+@decomposes("Hyp2F1")
+def decompose_hyp2f1(node, inputs):
+    return hyp2f1(*inputs)

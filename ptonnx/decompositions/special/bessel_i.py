@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ptonnx.lowering.elementwise import is_negative
-from ptonnx.lowering.expr import Ex, exp, sqrt, unary_emitter, where
-from ptonnx.lowering.registry import emits
+from ptonnx.decompositions.signs import is_negative
+from ptonnx.decompositions.expr import Ex, exp, sqrt, where
+from ptonnx.decompositions.registry import decomposes, unary
 
 #: exp(-x) I0(x), x in [0, 8], in x/2 - 2 (Cephes i0.c: A)
 I0_SMALL = (
@@ -90,7 +90,7 @@ def chbevl(x: Ex, coefficients: Sequence[float]) -> Ex:
 def odd(x: Ex, value: Ex) -> Ex:
     """value (computed at |x|) with x's sign: times -1 where x < 0 or x is -0.0 (a product,
     not a Where, so a zero keeps its sign)."""
-    negative = Ex(x.ctx, is_negative(x.ctx, x.name, x.dtype), "bool")
+    negative = is_negative(x)
     return value * where(negative, -1.0, 1.0, like=x)
 
 
@@ -130,5 +130,5 @@ def i1(x: Ex) -> Ex:
     return odd(x, _unscaled(a, _scaled(a, I1_SMALL, I1_LARGE, odd_order=True), a * 0.5))
 
 
-emits("I0")(unary_emitter(i0))
-emits("I1")(unary_emitter(i1))
+decomposes("I0")(unary(i0))
+decomposes("I1")(unary(i1))

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, polyval, select, where
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.beta import SPLIT_BELOW, _split
-from ptonnx.lowering.special.gamma import LGAMMA_ABOUT_TWO, gamma, lgamma_positive
-from ptonnx.lowering.special.gamma_inc import (
-    _binary,
+from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, polyval, select, where
+from ptonnx.decompositions.registry import binary, decomposes
+from ptonnx.decompositions.special.beta import SPLIT_BELOW, _split
+from ptonnx.decompositions.special.gamma import LGAMMA_ABOUT_TWO, gamma, lgamma_positive
+from ptonnx.decompositions.special.gamma_inc import (
     _regions,
     continued_fraction,
     exponent,
@@ -36,7 +35,7 @@ from ptonnx.lowering.special.gamma_inc import (
     lower_series,
     q_series_sum,
 )
-from ptonnx.lowering.special.gamma_inc_temme import temme_bracket
+from ptonnx.decompositions.special.gamma_inc_temme import temme_bracket
 
 #: below this a, log1p(a) / a as 1 - a / 2 + a**2 / 3 (Kahan's log1p would divide 0 by 0)
 TINY_A = 2.0**-30
@@ -113,4 +112,4 @@ def gamma_upper(a: Ex, x: Ex) -> Ex:
 
 
 for _op, _fn in {"GammaL": gamma_lower, "GammaU": gamma_upper}.items():
-    emits(_op)(_binary(_fn))
+    decomposes(_op)(binary(_fn))

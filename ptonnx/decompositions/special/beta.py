@@ -6,7 +6,7 @@ Numerical Recipes' betacf, written in lambda = a - (a + b) x and 1 - x so that n
 coefficient cancels near the mean), which converges quickly for x below the mean
 a / (a + b); above it, I = 1 - I_{1-x}(b, a) in the mirrored variables (log x and log(1 - x) = log1p(-x) are taken from x, never from a
 rounded 1 - x). The fraction's trip count is data-dependent (up to ~sqrt(max(a, b)) / 4
-near the mean): it runs in an ONNX Loop (lowering/loop.py) until every element has
+near the mean): it runs in an IR Loop (the IR Loop, decompositions/loop.py) until every element has
 converged, at most MAX_TRIPS trips (a, b up to ~1e10); an element not converged by then
 is NaN, never a truncated value.
 
@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, expm1, log, log1p, polyval, select, where
-from ptonnx.lowering.loop import any_above, iterate
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.beta_small import (SERIES_UP_TO, SMALL_B, gamma_ratio_log, lgamma1p_small, pochhammer_sum,
+from ptonnx.decompositions.expr import Ex, expm1, log, log1p, polyval, select, where
+from ptonnx.decompositions.loop import any_above, iterate
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.decompositions.special.beta_small import (SERIES_UP_TO, SMALL_B, gamma_ratio_log, lgamma1p_small, pochhammer_sum,
                                                 power_series, small_b_log_complement)
-from ptonnx.lowering.special.gamma import lgamma
+from ptonnx.decompositions.special.gamma import lgamma
 
 #: Stirling's series of lgamma(x) - ((x - 1/2) log x - x + log sqrt(2 pi)): B_2k / (2k (2k - 1)) x**(1 - 2k),
 #: highest first; 9 terms reach 1e-17 from x = 10
@@ -218,7 +218,6 @@ def regular_parts(a_: Ex, b_: Ex, x_: Ex, logs: bool = False) -> tuple[Ex, ...]:
     return tail, flip, use_small_b, log_j, log_tail, log_pre + log(p)
 
 
-@emits("BetaInc")
-def emit_betainc(ctx, node, inputs):
-    dtype = node.outputs[0].dtype
-    return betainc(*(Ex(ctx, name, dtype) for name in inputs)).name
+@decomposes("BetaInc")
+def decompose_betainc(node, inputs):
+    return betainc(*inputs)

@@ -27,14 +27,14 @@ import math
 
 import numpy as np
 
-from ptonnx.lowering.elementwise import is_negative
-from ptonnx.lowering.expr import Ex, ceil, exp, floor, select, where
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.bessel_debye import FROM_ORDER, iv_large_order, ive_large_order
-from ptonnx.lowering.special.bessel_i import i0, i0e, i1, i1e
-from ptonnx.lowering.special.bessel_k import kv_exp_minus
-from ptonnx.lowering.special.gamma import gamma_factors, sin_pi
-from ptonnx.lowering.special.order import constant_order
+from ptonnx.decompositions.signs import is_negative
+from ptonnx.decompositions.expr import Ex, ceil, exp, floor, fmod, select, where
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.decompositions.special.bessel_debye import FROM_ORDER, iv_large_order, ive_large_order
+from ptonnx.decompositions.special.bessel_i import i0, i0e, i1, i1e
+from ptonnx.decompositions.special.bessel_k import kv_exp_minus
+from ptonnx.decompositions.special.gamma import gamma_factors, sin_pi
+from ptonnx.decompositions.special.order import constant_order
 
 #: the power series up to this |x|, or x**2 <= 24 (v + 1) (below SERIES_ORDERS_BELOW), with this
 #: many terms: the rest is below 1e-21 of the sum in both regions
@@ -104,7 +104,7 @@ def _sin_pi(v: Ex) -> Ex:
     """sin(pi v) from the exactly reduced r = v - round(v): (-1)**round(v) sin(pi r)."""
     k = v.op("Round")
     sine = sin_pi(v - k)
-    return where(abs(k.op("Mod", 2.0, fmod=1)).eq(1.0), -sine, sine)
+    return where(abs(fmod(k, 2.0)).eq(1.0), -sine, sine)
 
 
 def ive(v: Ex, x: Ex, reflect: bool = True) -> Ex:
@@ -129,28 +129,27 @@ def _bessel_i(v: Ex, x: Ex, reflect: bool, scaled: bool) -> Ex:
         result = where((v < 0.0) & integer.op("Not"), reflected if scaled else times_exp(reflected, a), result)
     if not scaled:
         result = where(a.eq(math.inf), math.inf, result)  # the halves' inf times a zero
-    odd_order = integer & abs(n.op("Mod", 2.0, fmod=1)).eq(1.0)
-    negative_x = Ex(x.ctx, is_negative(x.ctx, x.name, x.dtype), "bool")
+    odd_order = integer & abs(fmod(n, 2.0)).eq(1.0)
+    negative_x = is_negative(x)
     result = result * where(odd_order & negative_x, -1.0, 1.0, like=x)  # a product keeps -0.0
     return where((x < 0.0) & integer.op("Not"), math.nan, result)  # complex
 
 
 def _emitter(general, order0, order1):
-    def emit(ctx, node, inputs):
-        dtype = node.outputs[0].dtype
-        v, x = Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)
+    def decomposition(node, inputs):
+        v, x = inputs
         order = constant_order(node)
         if order is not None and abs(order) in (0.0, 1.0):
-            return (order0(x) if order == 0 else order1(x)).name
+            return order0(x) if order == 0 else order1(x)
         # unless the orders are constants without one, some may be negative non-integers
         known = node.inputs[0].const
-        return general(v, x, known is None or bool(((known < 0) & (np.floor(known) != known)).any())).name
+        return general(v, x, known is None or bool(((known < 0) & (np.floor(known) != known)).any()))
 
-    return emit
+    return decomposition
 
 
 #: Cephes' i0e/i1e (i0/i1) for a constant order 0 or ±1; the series, Debye and the recurrence otherwise
 #: (and K_v for negative non-integer orders). Iv: PyTensor 2's op, and PyTensor 3's ive(v, x) * exp(|x|),
 #: which lifting recognises (ptonnx/lifting/idioms.py)
-emits("Ive")(_emitter(ive, i0e, i1e))
-emits("Iv")(_emitter(iv, i0, i1))
+decomposes("Ive")(_emitter(ive, i0e, i1e))
+decomposes("Iv")(_emitter(iv, i0, i1))

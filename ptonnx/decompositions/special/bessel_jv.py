@@ -22,12 +22,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from ptonnx.lowering.elementwise import is_negative
-from ptonnx.lowering.expr import Ex, floor, where
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.bessel_j import j0, j1
-from ptonnx.lowering.special.gamma import gamma_factors
-from ptonnx.lowering.special.order import constant_order, refuse
+from ptonnx.decompositions.signs import is_negative
+from ptonnx.decompositions.expr import Ex, floor, fmod, where
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.decompositions.special.bessel_j import j0, j1
+from ptonnx.decompositions.special.gamma import gamma_factors
+from ptonnx.decompositions.special.order import constant_order, refuse
 
 MAX_ORDER = 100
 SERIES_TERMS = 12
@@ -93,7 +93,7 @@ def jn(n, x: Ex, limit: int = MAX_ORDER) -> Ex:
     """J_n(x) for an int n, or an Ex n (NaN where it is not an integer with |n| <= 100; the
     recurrences unrolled for orders up to `limit` only, when the orders are known to stay below)."""
     a = abs(x)
-    negative_x = Ex(x.ctx, is_negative(x.ctx, x.name, x.dtype), "bool")
+    negative_x = is_negative(x)
     if isinstance(n, int):
         m = abs(n)
         value = j0(a) if m == 0 else j1(a) if m == 1 else jn_nonnegative(m, a)
@@ -102,24 +102,23 @@ def jn(n, x: Ex, limit: int = MAX_ORDER) -> Ex:
         return _signed(x, negative_x, _signed(x, n < 0, value))
     m = abs(n)
     value = where(m.eq(0.0), j0(a), where(m.eq(1.0), j1(a), jn_nonnegative(m, a, limit)))
-    odd = abs(m.op("Mod", 2.0, fmod=1)).eq(1.0)
+    odd = abs(fmod(m, 2.0)).eq(1.0)
     value = _signed(x, odd & negative_x.op("Xor", n < 0.0), value)
     # value second (-0.0), and no Not straight into the Where: onnxruntime's NotWhereFusion swaps the branches
     unsupported = floor(n).ne(n) | (m > float(MAX_ORDER))
     return where(unsupported, math.nan, value)
 
 
-@emits("Jv")
-def emit_jv(ctx, node, inputs):
+@decomposes("Jv")
+def decompose_jv(node, inputs):
     """Integer orders |n| <= 100: J0, J1, a power series, Miller's algorithm, the forward recurrence."""
-    dtype = node.outputs[0].dtype
     order = constant_order(node)
-    x = Ex(ctx, inputs[1], dtype)
+    x = inputs[1]
     if order is None:
         known = node.inputs[0].const
         limit = MAX_ORDER if known is None or not np.isfinite(known).all() else int(min(MAX_ORDER, max(2, np.abs(known).max())))
-        return jn(Ex(ctx, inputs[0], dtype), x, limit).name
+        return jn(inputs[0], x, limit)
     if order != math.floor(order) or abs(order) > MAX_ORDER:
         refuse(node, f"ptonnx lowers Jv only for integer orders n, |n| <= {MAX_ORDER} (J0, J1, a power series, "
                      f"Miller's algorithm and the forward recurrence); got the order {order!r}")
-    return jn(int(order), x).name
+    return jn(int(order), x)

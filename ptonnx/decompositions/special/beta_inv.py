@@ -1,6 +1,6 @@
 """BetaIncInv: the x in [0, 1] with I_x(a, b) = y, in float64 (SciPy's betaincinv).
 
-Newton's method in an ONNX Loop (lowering/loop.py), on the smaller tail in logs:
+Newton's method in an IR Loop (the IR Loop, decompositions/loop.py), on the smaller tail in logs:
 
     G(x) = log I_x(a, b) - log y              (y <= 1/2),
     G(x) = log(1 - y) - log(1 - I_x(a, b))    (y > 1/2, 1 - y exact; log1p(-y)),
@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, select, sqrt, where
-from ptonnx.lowering.loop import any_above, iterate
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.beta import regular_parts
-from ptonnx.lowering.special.beta_small import SERIES_UP_TO, SMALL_B, small_b_log_complement
-from ptonnx.lowering.special.erfinv import erfcinv
+from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, select, sqrt, where
+from ptonnx.decompositions.loop import any_above, iterate
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.decompositions.special.beta import regular_parts
+from ptonnx.decompositions.special.beta_small import SERIES_UP_TO, SMALL_B, small_b_log_complement
+from ptonnx.decompositions.special.erfinv import erfcinv
 
 MAX_TRIPS = 200
 STEP_TOLERANCE = 1e-12
@@ -144,7 +144,6 @@ def betaincinv(a: Ex, b: Ex, y: Ex) -> Ex:
                   (half, 0.5), otherwise=solve(a_, b_, y_))
 
 
-@emits("BetaIncInv")
-def emit_betaincinv(ctx, node, inputs):
-    dtype = node.outputs[0].dtype
-    return betaincinv(*(Ex(ctx, name, dtype) for name in inputs)).name
+@decomposes("BetaIncInv")
+def decompose_betaincinv(node, inputs):
+    return betaincinv(*inputs)

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, polyval, select, sqrt, where
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.gamma import LGAMMA_ABOUT_TWO, _stirling_series, lgamma_positive
-from ptonnx.lowering.special.gamma_inc_temme import TEMME_FROM, TEMME_WIDTH, temme_bracket, temme_smaller
+from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, polyval, select, sqrt, where
+from ptonnx.decompositions.registry import binary, decomposes
+from ptonnx.decompositions.special.gamma import LGAMMA_ABOUT_TWO, _stirling_series, lgamma_positive
+from ptonnx.decompositions.special.gamma_inc_temme import TEMME_FROM, TEMME_WIDTH, temme_bracket, temme_smaller
 
 SERIES_TERMS = 80
 CONTINUED_FRACTION_DEPTH = 50
@@ -169,15 +169,6 @@ def _special_values(a: Ex, x: Ex, value: Ex, at_x0: float, at_xinf: float) -> Ex
                   otherwise=value)
 
 
-def _binary(fn):
-    def emit(ctx, node, inputs):
-        dtype = node.outputs[0].dtype
-        return fn(Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)).name
-
-    emit.__doc__ = fn.__doc__
-    return emit
-
-
 def gammainc(a: Ex, x: Ex) -> Ex:
     return incomplete_gamma(a, x)[0]
 
@@ -187,4 +178,4 @@ def gammaincc(a: Ex, x: Ex) -> Ex:
 
 
 for _op, _fn in {"GammaInc": gammainc, "GammaIncC": gammaincc}.items():
-    emits(_op)(_binary(_fn))
+    decomposes(_op)(binary(_fn))

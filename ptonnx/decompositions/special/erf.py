@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, floor, polyval, polyval1, unary_emitter, where
-from ptonnx.lowering.registry import emits
+from ptonnx.decompositions.expr import Ex, exp, floor, polyval, polyval1, where
+from ptonnx.decompositions.registry import decomposes, unary
 
 #: erf(x) = x T(x**2) / U(x**2) for |x| < 1 (U's leading 1 implied)
 ERF_T = (9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
@@ -93,13 +93,7 @@ def erfcx(x: Ex) -> Ex:
     return where(x >= 1.0, erfcx_large(x), exp_square(x, 1.0) * erfc(x))
 
 
-@emits("Erf")
-def emit_erf(ctx, node, inputs):
-    """onnxruntime's Erf below float64 (within 2 ulp); Cephes' in float64, which it lacks."""
-    if node.outputs[0].dtype != "float64":
-        return ctx.emit("Erf", inputs)
-    return erf(Ex(ctx, inputs[0], "float64")).name
-
-
-emits("Erfc")(unary_emitter(erfc))
-emits("Erfcx")(unary_emitter(erfcx))
+#: onnxruntime's Erf below float64 (within 2 ulp, lowering/exp_log.py); Cephes' in float64, which it lacks
+decomposes("Erf", widen=False)(unary(erf))
+decomposes("Erfc")(unary(erfc))
+decomposes("Erfcx")(unary(erfcx))

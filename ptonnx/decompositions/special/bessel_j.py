@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, polyval, polyval1, sqrt, unary_emitter, where
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.bessel_i import odd
-from ptonnx.lowering.trigonometric import sin_cos
+from ptonnx.decompositions.expr import Ex, cos, polyval, polyval1, sin, sqrt, where
+from ptonnx.decompositions.registry import decomposes, unary
+from ptonnx.decompositions.special.bessel_i import odd
 
 #: Cephes j0.c: J0 = (z - r1**2)(z - r2**2) RP(z)/RQ(z), z = x**2 <= 25 (RQ's leading 1 implied)
 J0_RP = (-4.79443220978201773821e9, 1.95617491946556577543e12, -2.49248344360967716204e14, 9.70862251047306323952e15)
@@ -70,8 +69,7 @@ def _zero_factors(a: Ex, zeros) -> Ex:
 
 
 def _cos_sin(a: Ex) -> tuple[Ex, Ex]:
-    ctx = a.ctx
-    return (Ex(ctx, sin_cos(ctx, a.name, "Cos", a.dtype), a.dtype), Ex(ctx, sin_cos(ctx, a.name, "Sin", a.dtype), a.dtype))
+    return cos(a), sin(a)
 
 
 def _hankel(a: Ex, pp, pq, qp, qq) -> tuple[Ex, Ex]:
@@ -107,5 +105,5 @@ def j1(x: Ex) -> Ex:
     return odd(x, where(a <= SPLIT, near, far))
 
 
-emits("J0")(unary_emitter(j0))
-emits("J1")(unary_emitter(j1))
+decomposes("J0")(unary(j0))
+decomposes("J1")(unary(j1))

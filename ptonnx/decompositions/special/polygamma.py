@@ -31,11 +31,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ptonnx.lowering.context import onnx_dtype
-from ptonnx.lowering.elementwise import with_zero_sign
-from ptonnx.lowering.expr import Ex, floor, where
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.gamma import digamma, reduced_fraction, sin_pi
+from ptonnx.decompositions.signs import with_zero_sign
+from ptonnx.decompositions.expr import Ex, floor, fmod, where
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.decompositions.special.gamma import digamma, reduced_fraction, sin_pi
 
 #: the largest order computed: 170! is the largest factorial below float64's overflow
 MAX_ORDER = 170
@@ -96,9 +95,8 @@ ROOT_FACTORIALS = np.ldexp(1.0, np.frexp(FACTORIALS)[1] // 2)
 
 
 def _gather(table: np.ndarray, index: Ex, like: Ex) -> Ex:
-    ctx = like.ctx
-    name = ctx.emit1("Gather", [ctx.const(table.astype(like.dtype), "polygamma_table"), index.name], axis=0)
-    return Ex(ctx, name, like.dtype)
+    scope = like.scope
+    return Ex(scope, scope.op("Gather", [scope.constant(table.astype(like.dtype)), index.value], {"axis": 0}))
 
 
 def _sum(big: Ex, small, lo: Ex | None) -> tuple[Ex, Ex]:
@@ -160,7 +158,7 @@ def polygamma(n: Ex, x: Ex) -> Ex:
     index = order.cast("int64")
     factorial = _gather(FACTORIALS, index, x)
     s = order + 1.0
-    parity = order.op("Mod", 2.0, fmod=1)
+    parity = fmod(order, 2.0)
     odd = parity.eq(1.0)
     negative = x < 0.0
     ax = abs(x)
@@ -188,14 +186,12 @@ def polygamma(n: Ex, x: Ex) -> Ex:
     # a zero (an underflow) has the sign of (-1)**(n+1): for x < 0 only even n can vanish, where
     # r = ±1/2 and the two-sided sum is exactly 0; the Wheres above may have lost it
     even_zero = result.eq(0.0) & parity.eq(0.0)
-    result = Ex(x.ctx, with_zero_sign(x.ctx, result.name, even_zero.name, x.dtype), x.dtype)
+    result = with_zero_sign(result, even_zero)
     result = where(n.eq(0.0), digamma(x), result)
     return where((n < 0.0) | (n > float(MAX_ORDER)), math.nan, result)
 
 
-@emits("PolyGamma")
-def emit_polygamma(ctx, node, inputs):
-    """The order (any integer dtype, or bool) is converted to x's float dtype first."""
-    dtype = node.outputs[0].dtype
-    order = Ex(ctx, ctx.emit1("Cast", [inputs[0]], to=onnx_dtype(dtype)), dtype)
-    return polygamma(order, Ex(ctx, inputs[1], dtype)).name
+@decomposes("PolyGamma")
+def decompose_polygamma(node, inputs):
+    """The order (any integer dtype, or bool) comes converted to x's float dtype."""
+    return polygamma(*inputs)

@@ -22,18 +22,17 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import (
+from ptonnx.decompositions.expr import (
     Ex,
     exp,
     log,
     polyval,
     select,
     sqrt,
-    unary_emitter,
     where,
 )
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.erf import erf_small, erfcx_large
+from ptonnx.decompositions.registry import decomposes, unary
+from ptonnx.decompositions.special.erf import erf_small, erfcx_large
 
 SQRT_PI_2 = math.sqrt(math.pi) / 2
 INV_SQRT_PI = 1 / math.sqrt(math.pi)
@@ -112,5 +111,5 @@ def erfcinv(q: Ex) -> Ex:
     return where((q < 0.0) | (q > 2.0), math.nan, result)
 
 
-emits("Erfinv")(unary_emitter(erfinv))
-emits("Erfcinv")(unary_emitter(erfcinv))
+decomposes("Erfinv")(unary(erfinv))
+decomposes("Erfcinv")(unary(erfcinv))

@@ -20,7 +20,7 @@ It is taken for y <= SERIES_UP_TO and a y <= 1 (T as the series above).
 
 from __future__ import annotations
 
-from ptonnx.lowering.expr import Ex, ceil, expm1, log, log1p, polyval, where
+from ptonnx.decompositions.expr import Ex, ceil, expm1, log, log1p, polyval, where
 
 #: the path's range of b
 SMALL_B = 0.1

@@ -8,7 +8,7 @@ P's side) or T = Q, and tau = log of that target (1 - y exact for y > 1/2: log1p
 
 both increasing in u = log x (evaluated as log(P / t) or log(t / Q) where the tail and t are
 normal: the logs' own rounding, eps |tau|, would be amplified by 1 / slope, which is up to
-|log x| for tiny a), by Newton's method in u inside an ONNX Loop (lowering/loop.py):
+|log x| for tiny a), by Newton's method in u inside an IR Loop (the IR Loop, decompositions/loop.py):
 d log P / du = x**a e**-x / (Gamma(a) P) and d log Q / du = -x**a e**-x / (Gamma(a) Q), with
 each tail's log from gamma_inc.py's methods (`log_tails`: the smaller tail keeps its log past
 its underflow, so a subnormal target keeps its digits). Near x = 0, log P is a u - log
@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, log, select, sqrt, where
-from ptonnx.lowering.loop import any_above, iterate
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.erfinv import erfcinv
-from ptonnx.lowering.special.gamma import lgamma_positive
-from ptonnx.lowering.special.gamma_inc import lgamma1p, log_tails
+from ptonnx.decompositions.expr import Ex, exp, log, select, sqrt, where
+from ptonnx.decompositions.loop import any_above, iterate
+from ptonnx.decompositions.registry import binary, decomposes
+from ptonnx.decompositions.special.erfinv import erfcinv
+from ptonnx.decompositions.special.gamma import lgamma_positive
+from ptonnx.decompositions.special.gamma_inc import lgamma1p, log_tails
 
 MAX_TRIPS = 200
 STEP_TOLERANCE = 1e-12
@@ -140,8 +140,4 @@ def gammainccinv(a: Ex, y: Ex) -> Ex:
 
 
 for _op, _fn in {"GammaIncInv": gammaincinv, "GammaIncCInv": gammainccinv}.items():
-    def _emit(ctx, node, inputs, fn=_fn):
-        dtype = node.outputs[0].dtype
-        return fn(Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)).name
-
-    emits(_op)(_emit)
+    decomposes(_op)(binary(_fn))

@@ -22,12 +22,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ptonnx.lowering.expr import Ex, exp, log, sqrt, where
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.bessel_debye import FROM_ORDER, kve_large_order
-from ptonnx.lowering.special.bessel_i import chbevl, i0, i1
-from ptonnx.lowering.special.bessel_temme import kve_pair
-from ptonnx.lowering.special.order import constant_order
+from ptonnx.decompositions.expr import Ex, exp, log, sqrt, where
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.decompositions.special.bessel_debye import FROM_ORDER, kve_large_order
+from ptonnx.decompositions.special.bessel_i import chbevl, i0, i1
+from ptonnx.decompositions.special.bessel_temme import kve_pair
+from ptonnx.decompositions.special.order import constant_order
 
 #: Cephes k0.c: K0(x) + log(x/2) I0(x) in x**2 - 2 (x <= 2), exp(x) sqrt(x) K0(x) in 8/x - 2 (x > 2)
 K0_SMALL = (1.37446543561352307156e-16, 4.25981614279661018399e-14, 1.03496952576338420167e-11,
@@ -176,11 +176,10 @@ def kv_exp_minus(v: Ex, a: Ex, factor: Ex) -> Ex:
     return where(a.eq(0.0), factor * math.inf, where(a.eq(math.inf), 0.0, value))
 
 
-@emits("Kve")
-def emit_kve(ctx, node, inputs):
+@decomposes("Kve")
+def decompose_kve(node, inputs):
     """Every real order: Cephes, closed forms, Temme, the upward recurrence, Debye from 25."""
-    dtype = node.outputs[0].dtype
     order = constant_order(node)
     if order is not None:
-        return kve(order, Ex(ctx, inputs[1], dtype)).name
-    return kve(Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype), Orders.of(node.inputs[0].const)).name
+        return kve(order, inputs[1])
+    return kve(*inputs, Orders.of(node.inputs[0].const))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ptonnx.lowering.expr import Ex, exp, log1p, polyval, sqrt, where
+from ptonnx.decompositions.expr import Ex, exp, log1p, polyval, sqrt, where
 
 #: the orders from which the expansion is used, and its last term
 FROM_ORDER = 25.0

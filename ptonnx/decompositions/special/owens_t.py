@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, where
-from ptonnx.lowering.registry import emits
-from ptonnx.lowering.special.erf import erf_small, erfcx_large, exp_square
+from ptonnx.decompositions.expr import Ex, exp, where
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.decompositions.special.erf import erf_small, erfcx_large, exp_square
 
 #: 24-point Gauss-Legendre rule on [0, 1] (audit/special_constants.py gauss_legendre)
 NODES = (
@@ -84,7 +84,6 @@ def owens_t(h: Ex, a: Ex) -> Ex:
     return where(h.isnan() | a.isnan(), math.nan, signed)
 
 
-@emits("OwensT")
-def emit_owens_t(ctx, node, inputs):
-    dtype = node.outputs[0].dtype
-    return owens_t(Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)).name
+@decomposes("OwensT")
+def decompose_owens_t(node, inputs):
+    return owens_t(*inputs)

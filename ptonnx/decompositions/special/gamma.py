@@ -24,21 +24,21 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.elementwise import with_zero_sign
-from ptonnx.lowering.expr import (
+from ptonnx.decompositions.signs import with_zero_sign
+from ptonnx.decompositions.expr import (
     Ex,
     exp,
     floor,
+    fmod,
     log,
     log1p,
     polyval,
     polyval1,
-    raw_sin,
+    sin_reduced,
     round_even,
-    unary_emitter,
     where,
 )
-from ptonnx.lowering.registry import emits
+from ptonnx.decompositions.registry import decomposes, unary
 
 #: Cephes lgam: Stirling's series of lgamma (in 1/x**2, times 1/x), and lgamma(2 + t) = t B(t)/C(t)
 LGAM_A = (8.11614167470508450300e-4, -5.95061904284301438324e-4, 7.93650340457716943945e-4,
@@ -106,11 +106,11 @@ def sin_pi(r: Ex) -> Ex:
     """sin(pi r) for |r| <= 1/2: onnxruntime's Sin is accurate there, but for tiny
     arguments (30 ulp off below 2**-26, where sin(a) rounds to a)."""
     a = r * math.pi
-    return where(abs(a) >= 2.0**-26, raw_sin(a), a)
+    return where(abs(a) >= 2.0**-26, sin_reduced(a), a)
 
 
 def _odd(k: Ex) -> Ex:
-    return abs(k.op("Mod", 2.0, fmod=1)).eq(1.0)
+    return abs(fmod(k, 2.0)).eq(1.0)
 
 
 def _lgamma_2_3(u: Ex) -> Ex:
@@ -186,7 +186,7 @@ def gamma(x: Ex) -> Ex:
     # Gamma(x) Gamma(-x) = -pi / (x sin(pi x)); below -190 it has underflowed: a signed zero
     quotient = (-math.pi / x) / signed_sin
     magnitude = where(x <= -190.0, 0.0, quotient / a / b, like=x)  # NaN stays NaN
-    reflected = Ex(x.ctx, with_zero_sign(x.ctx, magnitude.name, (quotient < 0.0).name, x.dtype), x.dtype)
+    reflected = with_zero_sign(magnitude, quotient < 0.0)
     result = where(x >= 0.0, positive, reflected)
     result = where(abs(x) < TINY, 1.0 / x, result)  # ±inf at ±0, as SciPy
     pole = negative & r.eq(0.0)  # negative integers and -inf: NaN, as SciPy
@@ -240,4 +240,4 @@ def trigamma(x: Ex) -> Ex:
 
 
 for _op, _fn in {"GammaLn": lgamma, "Gamma": gamma, "Psi": digamma, "TriGamma": trigamma}.items():
-    emits(_op)(unary_emitter(_fn))
+    decomposes(_op)(unary(_fn))

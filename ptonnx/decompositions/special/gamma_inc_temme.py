@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, polyval, sqrt, where
-from ptonnx.lowering.special.erf import erfcx
+from ptonnx.decompositions.expr import Ex, exp, polyval, sqrt, where
+from ptonnx.decompositions.special.erf import erfcx
 
 #: Temme's expansion from this a on, for |x - a| < TEMME_WIDTH a
 TEMME_FROM = 20.0

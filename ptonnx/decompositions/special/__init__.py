@@ -1,6 +1,6 @@
-"""Emitters of the special functions, composed from ops onnxruntime runs in float64."""
+"""The special functions as decompositions into ops onnxruntime runs in float64."""
 
-from ptonnx.lowering.special import (  # noqa: F401  (register the emitters)
+from ptonnx.decompositions.special import (  # noqa: F401  (register the decompositions)
     beta,
     beta_inv,
     bessel_i,

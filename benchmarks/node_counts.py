@@ -1,0 +1,72 @@
+"""ONNX node counts of the special functions, with and without the `cse` pass.
+
+    python benchmarks/node_counts.py [--write]
+
+Each function of one float64 vector (two for the binary ones) is compiled with the
+default passes and with the default passes minus `cse`; nodes inside Loop bodies are
+counted too (onnxruntime runs each of them once per trip). `--write` saves the table
+to benchmarks/results/node_counts.md. Counts, not times: they do not depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pytensor.tensor as pt
+
+import ptonnx
+from ptonnx.passes.manager import DEFAULT_PASSES
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from _common import ROOT, git_commit  # noqa: E402
+
+A, X = pt.dvector("a"), pt.dvector("x")
+#: name -> (the PyTensor expression, the inputs it reads)
+FUNCTIONS = {
+    "gammaln(a)": (lambda: pt.gammaln(A), [A]),
+    "psi(a)": (lambda: pt.psi(A), [A]),
+    "erfcinv(a)": (lambda: pt.erfcinv(A), [A]),
+    "gammaincc(a, x)": (lambda: pt.gammaincc(A, X), [A, X]),
+    "gammau(a, x)": (lambda: pt.gammau(A, X), [A, X]),
+    "betainc(a, x, 0.3)": (lambda: pt.betainc(A, X, 0.3), [A, X]),
+    "betaincinv(a, x, 0.4)": (lambda: pt.betaincinv(A, X, 0.4), [A, X]),
+    "gammaincinv(a, x)": (lambda: pt.gammaincinv(A, X), [A, X]),
+    "hyp2f1(a, x, 2.5, 0.3)": (lambda: pt.hyp2f1(A, X, 2.5, 0.3), [A, X]),
+    "kve(a, x)": (lambda: pt.kve(A, X), [A, X]),
+}
+
+
+def count(graph) -> tuple[int, int]:
+    """(nodes of the main graph, nodes inside Loop/If bodies at any depth)."""
+    inner = 0
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.g.node:
+                inner += sum(count(attribute.g))
+    return len(graph.node), inner
+
+
+def table() -> str:
+    without = [p for p in DEFAULT_PASSES if p != "cse"]
+    rows = ["| function | ONNX nodes (in bodies), no cse | with cse (default) |", "|---|---:|---:|"]
+    for name, (build, inputs) in FUNCTIONS.items():
+        cells = []
+        for passes in (without, list(DEFAULT_PASSES)):
+            outer, inner = count(ptonnx.compile_function(inputs, [build()], passes=passes).model.graph)
+            cells.append(f"{outer:,} ({inner:,})")
+        rows.append(f"| `{name}` | {cells[0]} | {cells[1]} |")
+    return "\n".join(rows) + f"\n\nCommit {git_commit()}; `python benchmarks/node_counts.py`.\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="save to benchmarks/results/node_counts.md")
+    text = table()
+    print(text)
+    if parser.parse_args().write:
+        (ROOT / "benchmarks/results/node_counts.md").write_text("# ONNX node counts of the special functions\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""Common subexpression elimination: a node that repeats an earlier one (same op, same
+inputs, same attributes) is dropped and its users read the earlier node's results.
+
+Decompositions repeat themselves (GammaU computes Gamma(a) and lgamma(a) in several of
+its branches; a log-density calls `gammaln` of one parameter in several terms); the
+repeats cost onnxruntime a kernel call each. Small constants count as equal by
+content, so two `x * 0.5` built by different decompositions merge. Nodes that own
+bodies and run-time checks are left alone (a check's message is its own). Runs in
+every body too (the PassManager walks them).
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from ptonnx.ir import Graph, Value
+from ptonnx.ir.core import Node
+from ptonnx.passes.base import PassResult
+
+#: ops never merged: a check's message and exception class are its own
+KEEP = frozenset({"Check"})
+#: constants up to this size compare by content
+SMALL = 256
+
+
+def _value_key(value: Value):
+    const = value.const
+    if const is not None and const.nbytes <= SMALL:
+        return ("const", const.dtype.str, const.shape, const.tobytes())
+    return id(value)
+
+
+def _attr_key(value):
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, list | tuple):
+        return tuple(_attr_key(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _attr_key(v)) for k, v in value.items()))
+    if isinstance(value, float) and value != value:
+        return ("nan",)
+    return value
+
+
+def _key(node: Node):
+    if node.op in KEEP or any(isinstance(v, Graph) for v in node.attrs.values()):
+        return None
+    try:
+        attrs_key = tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items()))
+        key = (node.op, tuple(_value_key(v) for v in node.inputs), len(node.outputs), attrs_key)
+        hash(key)
+    except TypeError:  # an attribute nobody taught us to compare: leave the node alone
+        return None
+    return key
+
+
+@attrs.define
+class CommonSubexpressionElimination:
+    name: str = "cse"
+
+    def run(self, graph: Graph) -> PassResult:
+        seen: dict = {}
+        merged = 0
+        for node in list(graph):
+            key = _key(node)
+            if key is None:
+                continue
+            first = seen.setdefault(key, node)
+            if first is node:
+                continue
+            for old, new in zip(node.outputs, first.outputs, strict=True):
+                graph.replace_all_uses(old, new)
+            graph.remove(node)
+            merged += 1
+        return PassResult(merged > 0, merged, {"merged": merged} if merged else {})

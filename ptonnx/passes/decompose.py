@@ -1,0 +1,108 @@
+"""`decompose`: rewrite every op onnxruntime lacks into IR ops it runs (`ptonnx.decompositions`).
+
+Mandatory, and first after lifting (`ptonnx.compile` runs it before the chosen passes):
+then constant folding, hoisting and dead-code elimination see inside the special
+functions, and a folded constant is the number the model computes at run time.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import attrs
+import numpy as np
+
+from ptonnx.decompositions import DECOMPOSITIONS
+from ptonnx.decompositions.expr import Ex, Scope
+from ptonnx.ir import Builder, Graph, Node, Value, evaluate, get_schema
+from ptonnx.ir.core import bodies, nested_graphs
+from ptonnx.ir.rewrite import Replacement, Rewrite, apply_rewrites
+from ptonnx.passes.base import PassResult
+from ptonnx.passes.dce import DeadCodeElimination
+
+
+def _in_dtype(scope: Scope, value: Value, dtype: str) -> Ex:
+    if value.dtype == dtype:
+        return Ex(scope, value)
+    if value.const is not None:  # converted now, not by a Cast at run time
+        return Ex(scope, Value.constant(value.const.astype(dtype), value.name))
+    return Ex(scope, value).cast(dtype)
+
+
+#: an input computed from constants is evaluated for its decomposition up to this many elements
+MAX_FOLDED = 1 << 16
+
+
+def _constant_of(value: Value) -> np.ndarray | None:
+    """`value`'s contents when constants determine them (a lifted `Unsqueeze` of a constant
+    order): decompositions choose formulas by known operands, and decomposing runs before
+    constant folding. Evaluated here, not folded into the graph."""
+    if value.const is not None:
+        return value.const
+    node = value.producer
+    if (node is None or not node.inputs or len(node.outputs) != 1 or bodies(node) or node.op in DECOMPOSITIONS
+            or get_schema(node.op).has("no_fold") or not _small(value)):
+        return None
+    arrays = [_constant_of(v) for v in node.inputs]
+    if any(a is None for a in arrays):
+        return None
+    try:
+        (result,) = evaluate(node.op, arrays, node.attrs)
+    except Exception:  # noqa: BLE001 - what does not evaluate stays a run-time value
+        return None
+    return np.asarray(result).astype(value.dtype, copy=False)
+
+
+def _small(value: Value) -> bool:
+    shape = value.shape
+    return all(isinstance(d, int) for d in shape) and int(np.prod(shape, dtype=np.int64)) <= MAX_FOLDED
+
+
+def _decompose(builder: Builder, node: Node):
+    found = DECOMPOSITIONS[node.op]
+    compute = found.compute_dtype(node.outputs[0].dtype)
+    if compute is None:
+        return None
+    known = [_constant_of(v) for v in node.inputs]
+    target, cleans = node, ()
+    if any(v.const is None and k is not None for v, k in zip(node.inputs, known, strict=True)):
+        # the decomposition sees the known operands as constants (a node it reads, then drops)
+        inputs = [v if k is None or v.const is not None else Value.constant(k) for v, k in zip(node.inputs, known, strict=True)]
+        target = builder.node(node.op, inputs, node.attrs)
+        cleans = (target,)
+    scope = Scope(builder)
+    result = found.fn(target, [_in_dtype(scope, v, compute) for v in target.inputs])
+    if result is None:
+        return None
+    results = [result] if isinstance(result, Ex) else list(result)
+    values = {old: new.cast(old.dtype).value for old, new in zip(node.outputs, results, strict=True)}
+    return Replacement(values, cleans=cleans)
+
+
+def decompose(graph: Graph) -> Counter:
+    """Decompose every node of `graph` and of its bodies that has a decomposition; returns
+    how many of each op."""
+    done: Counter = Counter()
+
+    def rewrite(builder: Builder, node: Node):
+        result = _decompose(builder, node)
+        if result is not None:
+            done[node.op] += 1
+        return result
+
+    for g in [graph, *nested_graphs(graph)]:
+        DeadCodeElimination().run(g)  # what lifting's idioms left unused is not worth decomposing
+        apply_rewrites(g, [Rewrite("decompose", tuple(DECOMPOSITIONS), rewrite)])
+    return done
+
+
+@attrs.define
+class Decompose:
+    """The pass form of `decompose` (what `ptonnx.compile` runs before the chosen passes)."""
+
+    name: str = "decompose"
+
+    def run(self, graph: Graph) -> PassResult:
+        count = sum(decompose(graph).values())
+        return PassResult(count > 0, count, {"decomposed": count} if count else {})
+

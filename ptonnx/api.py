@@ -10,11 +10,11 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 
-from ptonnx.check_errors import failed_check, read_checks
+from ptonnx.call import CallPlan
+from ptonnx.check_errors import read_checks
 from ptonnx.errors import (
     LoweringError,
     PassError,
-    RuntimeMismatchError,
     SignatureError,
     VerificationError,
 )
@@ -41,7 +41,7 @@ class CompiledModel:
         self._session_options = session_options
         self._session = None
         self._copy = _copy if _copy is not None else TempCopy(model)
-        self._dims = None
+        self._plan = None
         self._checks = read_checks(model)
 
     def with_session_options(self, session_options) -> CompiledModel:
@@ -67,56 +67,14 @@ class CompiledModel:
         return self._session
 
     def __call__(self, *arrays) -> list[np.ndarray]:
-        """Run in onnxruntime; returns one numpy array per output."""
-        inputs = self.ir.inputs
-        if len(arrays) != len(inputs):
-            raise RuntimeMismatchError(f"the model takes {len(inputs)} inputs ({', '.join(self.input_names)}), got {len(arrays)}")
-        feed = {name: _as_input(name, value, array) for name, value, array in zip(self.input_names, inputs, arrays)}
-        self._check_symbolic_dims(feed)
-        session = self.session  # a model onnxruntime cannot load is not the inputs' fault
-        try:
-            return session.run(None, feed, self._run_options())
-        except Exception as exc:
-            if not type(exc).__module__.startswith("onnxruntime"):
-                raise
-            check = failed_check(exc, self._checks)
-            if check is not None:
-                raise check from None
-            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise RuntimeMismatchError(
-                f"onnxruntime could not run the model on the inputs {_describe(feed)}:\n  {message}\n"
-                "Check that the input shapes fit together as the PyTensor graph needs (dims that broadcast "
-                "are equal or 1); if they do, this is a ptonnx bug: please report it."
-            ) from exc
+        """Run in onnxruntime; returns one numpy array per output (new arrays each call)."""
+        plan = self._plan if self._plan is not None else self._make_plan()
+        feed = plan.feed(arrays)
+        return plan.run(self.session, feed)  # a model onnxruntime cannot load is not the inputs' fault
 
-    def _run_options(self):
-        """A failed check is an exception here; onnxruntime need not also log it."""
-        if not self._checks:
-            return None
-        import onnxruntime as ort
-
-        options = ort.RunOptions()
-        options.log_severity_level = 4
-        return options
-
-    def _check_symbolic_dims(self, feed: dict[str, np.ndarray]) -> None:
-        """Inputs that share a named dim (an ONNX `dim_param`) must agree on its size."""
-        if self._dims is None:
-            self._dims = [
-                (i.name, axis, d.dim_param)
-                for i in self.model.graph.input
-                for axis, d in enumerate(i.type.tensor_type.shape.dim)
-                if d.dim_param
-            ]
-        sizes: dict[str, tuple[str, int]] = {}
-        for name, axis, param in self._dims:
-            size = feed[name].shape[axis]
-            first = sizes.setdefault(param, (name, size))
-            if first[1] != size:
-                raise RuntimeMismatchError(
-                    f"inputs {first[0]} and {name} share the dimension {param!r} but disagree on its size "
-                    f"({first[1]} vs {size}): {_describe(feed)}"
-                )
+    def _make_plan(self) -> CallPlan:
+        self._plan = CallPlan(self.model, self.ir.inputs, self._checks)
+        return self._plan
 
     def save(self, path: str | os.PathLike, *, external_data: bool | None = None) -> str:
         """Write the `.onnx` file. A model over 2 GiB (or with `external_data=True`) keeps its
@@ -127,34 +85,6 @@ class CompiledModel:
 
     def __repr__(self) -> str:
         return f"CompiledModel({len(self.model.graph.node)} ONNX nodes, inputs={self.input_names}, outputs={self.output_names})"
-
-
-def _describe(feed: dict[str, np.ndarray]) -> str:
-    return ", ".join(f"{name}: {a.dtype} {tuple(a.shape)}" for name, a in feed.items())
-
-
-def _as_input(name: str, value, array) -> np.ndarray:
-    """`array` as the model's input `name` needs it, or a RuntimeMismatchError saying why not."""
-    python_float = isinstance(array, float) and value.dtype.startswith("float")
-    try:
-        arr = np.asarray(array)
-        if not arr.dtype.isnative:  # onnxruntime reads the bytes as they lie: big-endian data must be swapped
-            arr = arr.astype(arr.dtype.newbyteorder("="))
-        if arr.dtype.name != value.dtype:
-            cast = arr.astype(value.dtype)
-            # Python floats are taken in the input's precision, as PyTensor takes them.
-            if not python_float and not np.array_equal(cast, arr, equal_nan=arr.dtype.kind == "f"):
-                raise RuntimeMismatchError(f"input {name} is {value.dtype}; the {arr.dtype} array given does not convert exactly")
-            arr = cast
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, RuntimeMismatchError):
-            raise
-        raise RuntimeMismatchError(f"input {name} is {value.dtype}; got {type(array).__name__} {array!r:.80}, which is not that ({exc})") from None
-    if arr.ndim != value.type.ndim or any(isinstance(d, int) and d != n for d, n in zip(value.shape, arr.shape)):
-        raise RuntimeMismatchError(f"input {name} has type {value.type}; got shape {arr.shape}")
-    if not arr.flags.c_contiguous:
-        arr = arr.copy(order="C")
-    return arr
 
 
 def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False, check: bool = True, name: str = "ptonnx", session_options=None) -> CompiledModel:

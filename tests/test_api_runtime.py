@@ -174,3 +174,134 @@ def test_one_copy_of_the_weights(tmp_path):
     assert np.shares_memory(const, w) and w.flags.writeable and not const.flags.writeable
     node = next(n for n in cm.ir if n.source is not None)
     assert isinstance(node.source.variable, str) and isinstance(node.source.type, str), node.source
+
+
+# -- the call path: inputs passed on as they are, or converted -------------------------
+
+
+@pytest.fixture
+def converted(monkeypatch):
+    """The inputs that went through `ptonnx.call.as_input` (the slow path), by name."""
+    import ptonnx.call
+
+    names: list[str] = []
+    as_input = ptonnx.call.as_input
+    monkeypatch.setattr(ptonnx.call, "as_input", lambda name, value, array: names.append(name) or as_input(name, value, array))
+    return names
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        [0.5, -1.0, 2.25],  # a Python list
+        np.arange(8.0)[::2],  # not contiguous
+        (np.arange(4.0) / 4).astype(">f8"),  # big-endian
+        np.arange(4, dtype=np.float32) / 4,  # float32, which converts exactly
+        np.arange(5),  # int64 that converts exactly
+    ],
+    ids=["list", "strided", "big-endian", "float32", "int64"],
+)
+def test_inputs_not_as_the_model_needs_them_give_the_numbers_of_the_array_it_needs(array, converted):
+    x, mu = pt.dvector("x"), pt.dscalar("mu")
+    cm = ptonnx.compile_function([x, mu], [x * 2 - mu, (x - mu).sum()])
+    native = np.ascontiguousarray(np.array(array, dtype=np.float64))
+    expected = cm(native, np.array(0.5))
+    assert converted == []  # both arrays as the model needs them: passed on as they are
+    for actual, wanted in zip(cm(array, 0.5), expected, strict=True):
+        np.testing.assert_array_equal(actual, wanted)
+    assert converted == ["x", "mu"]
+
+
+def test_a_static_dim_is_checked_on_the_fast_path_too(converted):
+    x = pt.tensor("x", dtype="float64", shape=(3, None))
+    cm = ptonnx.compile_function([x], [x * 2])
+    np.testing.assert_array_equal(cm(np.ones((3, 2)))[0], np.full((3, 2), 2.0))
+    assert converted == []
+    with pytest.raises(RuntimeMismatchError, match=r"input x has type f64\[3,x_dim1\]; got shape \(4, 2\)"):
+        cm(np.ones((4, 2)))
+    with pytest.raises(RuntimeMismatchError, match=r"input x has type f64\[3,x_dim1\]; got shape \(3,\)"):
+        cm(np.ones(3))
+    with pytest.raises(RuntimeMismatchError, match=r"(?s)input x is float64; got ndarray .*, which is not that"):
+        cm(np.full((3, 2), "a"))
+
+
+def test_outputs_are_the_callers_own():
+    """Each call returns new arrays: no output shares memory with another call's, with an
+    input, or with the model's constants, whether it is computed, an input or a constant."""
+    x = pt.dvector("x")
+    const = pt.as_tensor(np.arange(3.0))
+    cm = ptonnx.compile_function([x], [x * 2, x, const, const * 1])
+    a = np.arange(4.0)
+    first = cm(a)
+    kept = [o.copy() for o in first]
+    for out in first:
+        out += 100
+    second = cm(a)
+    for out, want in zip(second, [a * 2, a, np.arange(3.0), np.arange(3.0)], strict=True):
+        np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(a, np.arange(4.0))
+    for out, was in zip(first, kept, strict=True):  # the second call left the first's results alone
+        np.testing.assert_array_equal(out, was + 100)
+    for i, out in enumerate(first):
+        assert not any(np.shares_memory(out, other) for other in [a, *second, *first[:i]])
+
+
+def _shared_dims_model():
+    g = Graph("shared_dims")
+    a = g.add_input(TensorType("float32", ("n", "m")), "a")
+    b = g.add_input(TensorType("float32", ("m",)), "b")
+    c = g.add_input(TensorType("float32", ("n",)), "c")
+    builder = Builder(g)
+    g.set_outputs([builder.op("Neg", a, name="na"), builder.op("Add", b, c, name="s")])
+    return ptonnx.CompiledModel(ptonnx.lower(g), g, Report())
+
+
+@pytest.mark.parametrize("as_lists", [False, True], ids=["arrays", "lists"])
+def test_a_named_dim_mismatch_names_the_first_place_that_disagrees(as_lists):
+    """The inputs are read in order: `m` (a's axis 1 vs b) disagrees before `n` (a's axis 0 vs c) is reached."""
+    cm = _shared_dims_model()
+    arrays = [np.ones((3, 4), np.float32), np.ones(5, np.float32), np.ones(2, np.float32)]
+    with pytest.raises(RuntimeMismatchError) as info:
+        cm(*[a.tolist() for a in arrays] if as_lists else arrays)
+    assert str(info.value) == (
+        "inputs a and b share the dimension 'm' but disagree on its size (4 vs 5): "
+        "a: float32 (3, 4), b: float32 (5,), c: float32 (2,)"
+    )
+    with pytest.raises(RuntimeMismatchError, match=r"share the dimension 'n' but disagree on its size \(3 vs 2\)"):
+        cm(arrays[0], np.ones(4, np.float32), arrays[2])
+
+
+def test_an_onnxruntime_failure_names_the_inputs():
+    cm = _shared_dims_model()  # b + c broadcasts m against n, which the named dims allow
+    with pytest.raises(RuntimeMismatchError, match=r"onnxruntime could not run the model on the inputs a: float32 \(3, 4\), "
+                       r"b: float32 \(4,\), c: float32 \(3,\):\n  \[ONNXRuntimeError\]") as info:
+        cm(np.ones((3, 4), np.float32), np.ones(4, np.float32), np.ones(3, np.float32))
+    assert type(info.value.__cause__).__module__.startswith("onnxruntime")
+
+
+def _asserting():
+    from pytensor.raise_op import Assert
+
+    x = pt.dvector("x")
+    return ptonnx.compile_function([x], [Assert("x must be positive")(x, pt.all(x > 0)) * 2])
+
+
+@pytest.mark.parametrize("array", [np.array([1.0, -2.0]), [1.0, -2.0]], ids=["array", "list"])
+def test_a_failed_check_raises_check_failed_error_on_either_path(array):
+    cm = _asserting()
+    with pytest.raises(CheckFailedError, match="x must be positive") as info:
+        cm(array)
+    assert isinstance(info.value, AssertionError)
+    np.testing.assert_array_equal(cm(np.array([1.0, 2.0]))[0], [2.0, 4.0])
+
+
+def test_any_session_with_onnxruntimes_run_is_run():
+    """`ptonnx.call` uses only onnxruntime's public `run(output_names, feed, run_options)`:
+    a session object with just that method runs the model, and its check failures raise."""
+    import types
+
+    cm = _asserting()
+    cm._session = types.SimpleNamespace(run=cm.session.run)
+    np.testing.assert_array_equal(cm(np.array([1.0, 2.0]))[0], [2.0, 4.0])
+    with pytest.raises(CheckFailedError, match="x must be positive"):
+        cm(np.array([1.0, -2.0]))

@@ -328,17 +328,32 @@ RUNTIME_BROADCAST = ("Runtime broadcasting not allowed: an input's dim of unknow
                      "input's is not. If broadcasting was intended, use `specify_broadcastable` on the input.")
 
 
+def _shape_root(value: Value) -> Value:
+    """The value whose shape `value` has by construction: followed up through elementwise
+    ops of one tensor (with scalar constants: `sigmoid(x)`, `2 * exp(x)`) and checks."""
+    while (node := value.producer) is not None:
+        if node.op == "Check" or get_schema(node.op).family in ("elementwise", "special"):
+            tensors = [v for v in node.inputs[:1 if node.op == "Check" else None]
+                       if not (v.const is not None and v.const.ndim == 0)]
+            if len(tensors) == 1 and tensors[0].type.ndim == value.type.ndim:
+                value = tensors[0]
+                continue
+        break
+    return value
+
+
 def _no_runtime_broadcast(ctx, node, inputs: list[Value]) -> list[Value]:
     """PyTensor refuses to broadcast a dim whose static size is not 1: where inputs' sizes
-    on an axis are not known to agree (static and equal, or one symbolic name), a Check
-    makes them equal at run time (PyTensor's ValueError), as its C and Python code do."""
+    on an axis are not known to agree (static and equal, one symbolic name, or one shape
+    by construction: `x * sigmoid(x)`), a Check makes them equal at run time (PyTensor's
+    ValueError), as its C and Python code do."""
     ndim = max((v.type.ndim for v in inputs), default=0)
     conds = []
     for axis in range(ndim):
         dims = [(v, v.type.ndim - ndim + axis) for v in inputs if v.type.ndim - ndim + axis >= 0]
         sizes = [(v, a) for v, a in dims if v.shape[a] != 1]
         known = {v.shape[a] for v, a in sizes}
-        if len(sizes) < 2 or (len(known) == 1 and None not in known):
+        if len(sizes) < 2 or (len(known) == 1 and None not in known) or len({_shape_root(v) for v, _ in sizes}) == 1:
             continue
         first = ctx.dim(sizes[0][0], sizes[0][1])
         conds += [ctx.op("Equal", first, ctx.dim(v, a)) for v, a in sizes[1:]]

@@ -79,6 +79,24 @@ def test_conv_bn_silu_chain_with_dynamic_batch_and_size():
     compare([x], y, [randn(2, 3, 11, 7)])
 
 
+@pytest.mark.parametrize("order", ["x*sigmoid(x)", "sigmoid(x)*x"])
+@pytest.mark.parametrize("static", [True, False], ids=["static", "unknown-dims"])
+def test_user_written_silu_after_batch_norm_fuses(order, static):
+    """A user's `bn * pt.sigmoid(bn)` (either order) fuses with the Conv and BatchNorm into one
+    FusedConv, with no run-time broadcast check between the two same-shape operands, though
+    the conv output's sizes are unknown (they have one shape by construction)."""
+    x = sym((2, 3, 11, 7) if static else (None, 3, None, None))
+    w, stats = randn(8, 3, 3, 3), [randn(8), randn(8), randn(8), rng.random(8).astype("float32") + 0.5]
+    bn = nn.batch_norm(nn.conv2d(x, w, stride=2, padding=1), *stats, eps=1e-3)
+    y = bn * pt.sigmoid(bn) if order == "x*sigmoid(x)" else pt.sigmoid(bn) * bn
+    image = randn(2, 3, 11, 7)
+    image[0, 0, :3, 0] = [np.inf, -np.inf, np.nan]
+    cm = compare([x], y, [image])
+    assert cm.ir.op_counts() == {"FusedConv": 1}, cm.ir.op_counts()
+    assert [n.op_type for n in cm.model.graph.node] == ["Conv", "Sigmoid", "Mul"]  # the README's count
+    assert cm.report["fuse_conv_bn_silu"].details == {"x*sigmoid(x)->silu": 1, "conv+bn": 1, "conv+silu": 1}
+
+
 # -- batch norm, silu ---------------------------------------------------------------------------
 
 

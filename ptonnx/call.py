@@ -1,0 +1,141 @@
+"""Calling a compiled model: the user's arrays checked and fed to onnxruntime, its errors
+raised as ptonnx's.
+
+A call of a small model costs onnxruntime a few µs, so the Python around it must cost well
+under one: what is known before the first call (names, dtypes, ranks, static dims, the named
+dims shared by several inputs, run options) is worked out once, in `CallPlan`, and an input
+that is already the array the model needs is passed on as it is. The run is onnxruntime's
+public `InferenceSession.run`: its private C++ session would save about 2 µs a call more
+(0.97x against 1.09-1.13x a bare run at n = 100), but a private attribute can change with
+any onnxruntime release, and then every call of every model would fail.
+
+IOBinding is not used: on the CPU provider `session.run` already hands onnxruntime's output
+buffers to numpy without a copy, and binding inputs and outputs costs more per call than it
+saves (`benchmarks/call_overhead.py` measures both)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptonnx.check_errors import failed_check
+from ptonnx.errors import RuntimeMismatchError
+
+
+class CallPlan:
+    """What every call of one model needs, worked out once."""
+
+    def __init__(self, model, ir_inputs, checks: dict):
+        self.names = [i.name for i in model.graph.input]
+        self.output_names = [o.name for o in model.graph.output]
+        #: per input: name, numpy dtype, rank, ((axis, static size), ...), IR value
+        self.fast = [
+            (name, np.dtype(v.dtype), v.type.ndim, tuple((axis, d) for axis, d in enumerate(v.shape) if isinstance(d, int)), v)
+            for name, v in zip(self.names, ir_inputs, strict=True)
+        ]
+        #: every (input, axis, dim_param) place, in the order the error message reports them
+        self.dims = [
+            (i.name, axis, d.dim_param)
+            for i in model.graph.input
+            for axis, d in enumerate(i.type.tensor_type.shape.dim)
+            if d.dim_param
+        ]
+        places: dict[str, list[tuple[int, int]]] = {}
+        index = {name: k for k, name in enumerate(self.names)}
+        for name, axis, param in self.dims:
+            places.setdefault(param, []).append((index[name], axis))
+        #: the only places the sizes must be compared: named dims of two or more places
+        self.shared = [tuple(p) for p in places.values() if len(p) > 1]
+        self.checks = checks
+        self.run_options = _run_options(checks)
+
+    def feed(self, arrays) -> dict[str, np.ndarray]:
+        """The input feed: an array already of the input's dtype, rank, byte order, layout
+        and static dims as given; anything else through `as_input`."""
+        if len(arrays) != len(self.fast):
+            raise RuntimeMismatchError(f"the model takes {len(self.fast)} inputs ({', '.join(self.names)}), got {len(arrays)}")
+        feed = {}
+        for (name, dtype, ndim, static, value), array in zip(self.fast, arrays, strict=True):
+            if not (
+                type(array) is np.ndarray
+                and (array.dtype is dtype or array.dtype == dtype)  # `==`: a native dtype equals only a native one
+                and array.ndim == ndim
+                and array.flags.c_contiguous
+                and (not static or all(array.shape[axis] == size for axis, size in static))
+            ):
+                array = as_input(name, value, array)
+            feed[name] = array
+        if self.shared:
+            fed = list(feed.values())
+            for (first, axis), *rest in self.shared:
+                size = fed[first].shape[axis]
+                if any(fed[k].shape[a] != size for k, a in rest):
+                    self._dims_error(feed)
+        return feed
+
+    def _dims_error(self, feed: dict[str, np.ndarray]) -> None:
+        """Raise for the first place whose size disagrees with its named dim's first place."""
+        sizes: dict[str, tuple[str, int]] = {}
+        for name, axis, param in self.dims:
+            size = feed[name].shape[axis]
+            first = sizes.setdefault(param, (name, size))
+            if first[1] != size:
+                raise RuntimeMismatchError(
+                    f"inputs {first[0]} and {name} share the dimension {param!r} but disagree on its size "
+                    f"({first[1]} vs {size}): {describe(feed)}"
+                )
+
+    def run(self, session, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """onnxruntime's outputs (fresh arrays each call), or its error as ptonnx's."""
+        try:
+            return session.run(self.output_names, feed, self.run_options)
+        except Exception as exc:
+            if not type(exc).__module__.startswith("onnxruntime"):
+                raise
+            check = failed_check(exc, self.checks)
+            if check is not None:
+                raise check from None
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RuntimeMismatchError(
+                f"onnxruntime could not run the model on the inputs {describe(feed)}:\n  {message}\n"
+                "Check that the input shapes fit together as the PyTensor graph needs (dims that broadcast "
+                "are equal or 1); if they do, this is a ptonnx bug: please report it."
+            ) from exc
+
+
+def _run_options(checks):
+    """A failed check is an exception here; onnxruntime need not also log it."""
+    if not checks:
+        return None
+    import onnxruntime as ort
+
+    options = ort.RunOptions()
+    options.log_severity_level = 4
+    return options
+
+
+def describe(feed: dict[str, np.ndarray]) -> str:
+    return ", ".join(f"{name}: {a.dtype} {tuple(a.shape)}" for name, a in feed.items())
+
+
+def as_input(name: str, value, array) -> np.ndarray:
+    """`array` as the model's input `name` needs it, or a RuntimeMismatchError saying why not."""
+    python_float = isinstance(array, float) and value.dtype.startswith("float")
+    try:
+        arr = np.asarray(array)
+        if not arr.dtype.isnative:  # onnxruntime reads the bytes as they lie: big-endian data must be swapped
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+        if arr.dtype.name != value.dtype:
+            cast = arr.astype(value.dtype)
+            # Python floats are taken in the input's precision, as PyTensor takes them.
+            if not python_float and not np.array_equal(cast, arr, equal_nan=arr.dtype.kind == "f"):
+                raise RuntimeMismatchError(f"input {name} is {value.dtype}; the {arr.dtype} array given does not convert exactly")
+            arr = cast
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, RuntimeMismatchError):
+            raise
+        raise RuntimeMismatchError(f"input {name} is {value.dtype}; got {type(array).__name__} {array!r:.80}, which is not that ({exc})") from None
+    if arr.ndim != value.type.ndim or any(isinstance(d, int) and d != n for d, n in zip(value.shape, arr.shape, strict=True)):
+        raise RuntimeMismatchError(f"input {name} has type {value.type}; got shape {arr.shape}")
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")
+    return arr

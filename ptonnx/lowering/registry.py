@@ -18,6 +18,8 @@ def emits(*ops: str):
     def decorate(fn):
         wrapped = legalised(fn)
         for op in ops:
+            if op in EMITTERS:
+                raise ValueError(f"{op} already has an emitter ({EMITTERS[op].__wrapped__.__qualname__}); one op, one emitter")
             EMITTERS[op] = wrapped
         return fn
 

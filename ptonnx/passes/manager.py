@@ -17,6 +17,7 @@ from ptonnx.passes.dce import DeadCodeElimination
 from ptonnx.passes.float64_via_float32 import Float64ViaFloat32
 from ptonnx.passes.fuse_conv_bn_silu import FuseConvBnSilu
 from ptonnx.passes.hoist_loop_invariants import HoistLoopInvariants
+from ptonnx.passes.range_facts import RangeFacts
 from ptonnx.passes.unify_dtypes import UnifyDtypes
 
 #: pass name -> factory; `resolve` turns names into pass objects
@@ -26,11 +27,12 @@ PASSES: dict[str, type] = {
     "unify_dtypes": UnifyDtypes,
     "dce": DeadCodeElimination,
     "cse": CommonSubexpressionElimination,
+    "range_facts": RangeFacts,
     "hoist_loop_invariants": HoistLoopInvariants,
     "float64_via_float32": Float64ViaFloat32,
 }
 
-DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "cse", "hoist_loop_invariants", "dce")
+DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "range_facts", "cse", "hoist_loop_invariants", "dce")
 
 
 def resolve(spec) -> Pass:

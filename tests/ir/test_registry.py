@@ -87,3 +87,13 @@ def test_optional_ports_are_trailing_and_counted():
     with pytest.raises(IRError, match="optional ports"):
         define("TestOptionalFirst", inputs=("a?: T", "b: T"), outputs=("out: T",), dtypes={"T": {"float32"}},
                type_rule=lambda types, a: [types[-1]], semantics=lambda *xs: xs[-1], family="test", doc="")
+
+
+def test_an_op_gets_one_emitter_and_one_decomposition():
+    from ptonnx.decompositions import decomposes
+    from ptonnx.lowering import emits
+
+    with pytest.raises(ValueError, match="Add already has an emitter"):
+        emits("Add")(lambda ctx, node, inputs: None)
+    with pytest.raises(ValueError, match="GammaLn already has a decomposition"):
+        decomposes("GammaLn")(lambda node, inputs: None)

@@ -1,0 +1,161 @@
+"""Range facts (`ptonnx/ir/ranges.py`) and the `range_facts` pass: what they know, what
+they decide, and that a decided selection never changes a number (NaN, ±inf, ±0 included)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ptonnx
+from ptonnx import ir
+from ptonnx.ir import Builder, Graph, TensorType, Value
+from ptonnx.ir.ranges import analyse
+from ptonnx.passes.manager import DEFAULT_PASSES
+from ptonnx.passes.range_facts import RangeFacts
+from tests.conftest import check_like_pytensor
+
+HARD = np.array([-np.inf, -1e308, -800.0, -2.5, -1.0, -5e-324, -0.0, 0.0, 5e-324, 1e-300, 0.5, 1.0, 3.0, 700.0,
+                 710.0, 1e308, np.inf, np.nan])
+
+
+def _graph():
+    g = Graph()
+    return g, g.add_input(TensorType("float64", (HARD.size,)), "x"), Builder(g)
+
+
+def _c(value) -> Value:
+    return Value.constant(np.float64(value))
+
+
+def _same_numbers(g: Graph, build_again) -> int:
+    """Run the pass on `g`; a fresh copy (`build_again()`) is the reference. Returns decisions."""
+    result = RangeFacts().run(g)
+    ir.verify(g)
+    (got,) = ir.interpret(g, HARD)
+    (expected,) = ir.interpret(build_again(), HARD)
+    np.testing.assert_array_equal(got, expected)
+    numbers = ~np.isnan(expected)  # a NaN's sign bit means nothing
+    assert (np.signbit(got) == np.signbit(expected))[numbers].all()
+    return result.rewrites
+
+
+def test_facts_of_exp_squares_comparisons_and_shapes():
+    g, x, b = _graph()
+    e = b.op("Exp", x)
+    sq = b.op("Mul", x, x)
+    ge = b.op("GreaterOrEqual", e, _c(0.0))
+    lt = b.op("Less", sq, _c(-1.0))
+    shape = b.op("Shape", x)
+    g.set_outputs([ge, lt, shape])
+    facts = analyse(g)
+    assert (facts[e].lo, facts[e].hi) == (0.0, math.inf) and facts[e].roots == {x} and facts[e].poison == {x}
+    assert facts[sq].lo == 0.0
+    assert facts[ge].true and facts[ge].nan_false == {x}  # true for every x but NaN, false for NaN
+    assert facts[lt].false
+    assert facts[shape].lo == 0.0 and not facts[shape].roots
+
+
+def _select_exp(cond_op: str, bound: float, first, second):
+    """Select(cond_op(exp(x), bound), first, second); `first`/`second` are "x2" (x * 2) or a number."""
+    g, x, b = _graph()
+    cond = b.op(cond_op, b.op("Exp", x), _c(bound))
+    branch = {"x2": lambda: b.op("Mul", x, _c(2.0))}
+    a = branch[first]() if first in branch else _c(first)
+    c = branch[second]() if second in branch else _c(second)
+    g.set_outputs([b.op("Select", cond, a, c)])
+    return g
+
+
+def test_a_condition_a_nan_keeps_on_the_chosen_side_is_decided():
+    """exp(x) < 0 is false for every x, NaN too: the selection is its second branch."""
+    make = lambda: _select_exp("Less", 0.0, -1.0, "x2")  # noqa: E731
+    g = make()
+    assert _same_numbers(g, make) == 1
+    assert "Select" not in g.op_counts()
+
+
+def test_a_condition_a_nan_flips_is_not_decided():
+    """exp(x) >= 0 holds for every x but NaN, where it is false and the other branch (5) is taken."""
+    make = lambda: _select_exp("GreaterOrEqual", 0.0, "x2", 5.0)  # noqa: E731
+    g = make()
+    assert _same_numbers(g, make) == 0
+    assert ir.interpret(g, HARD)[0][-1] == 5.0
+
+
+def test_the_first_branch_of_a_select_that_may_be_negative_zero_is_kept():
+    """onnxruntime's Where gives +0.0 for a -0.0 from its first branch: `Select` says so."""
+    g, x, b = _graph()
+    cond = b.op("Not", b.op("IsNaN", _c(1.0)))
+    g.set_outputs([b.op("Select", cond, b.op("Neg", x), x)])
+    assert _same_numbers(g, lambda: g) == 0
+    g2, x2, b2 = _graph()
+    g2.set_outputs([b2.op("Where", b2.op("Not", b2.op("IsNaN", _c(1.0))), b2.op("Neg", x2), x2)])
+    assert RangeFacts().run(g2).rewrites == 1  # IR Where keeps the sign: decided
+
+
+def test_moved_elements_are_their_own_roots():
+    """A reshaped x is a root of its own: its NaN elements need not line up with x's."""
+    g, x, b = _graph()
+    moved = b.op("Reshape", x, Value.constant(np.array([HARD.size], np.int64)))
+    cond = b.op("GreaterOrEqual", b.op("Mul", moved, moved), _c(0.0))
+    g.set_outputs([b.op("Select", cond, b.op("Add", x, _c(1.0)), b.op("Sub", x, _c(1.0)))])
+    assert analyse(g)[cond].roots == {moved}
+    assert RangeFacts().run(g).rewrites == 0
+
+
+UNARY = ["Exp", "Abs", "Neg", "Sqrt", "Log", "Log1p", "Expm1", "Sigmoid", "Floor", "Tanh"]
+COMPARE = ["Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Equal"]
+NUMBERS = st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5, 13.0, 1e-300, math.inf, -math.inf, math.nan])
+
+
+@st.composite
+def programs(draw):
+    """A random expression of x: unary ops, arithmetic with constants, and selections on
+    comparisons of its parts (what decompositions are made of)."""
+    steps = draw(st.lists(st.tuples(st.sampled_from(["unary", "binary", "select", "isnan"]), st.integers(0, 1 << 30),
+                                    st.sampled_from(UNARY), st.sampled_from(["Add", "Sub", "Mul", "Div", "Max"]),
+                                    st.sampled_from(COMPARE), NUMBERS, st.sampled_from(["Select", "Where"])),
+                          min_size=1, max_size=12))
+    return steps
+
+
+def _build(steps):
+    g, x, b = _graph()
+    values = [x]
+    for kind, pick, unary, binary, compare, number, select in steps:
+        v = values[pick % len(values)]
+        w = values[(pick >> 8) % len(values)]
+        if kind == "unary":
+            values.append(b.op(unary, v))
+        elif kind == "binary":
+            values.append(b.op(binary, v, w if pick & 1 else _c(number)))
+        else:
+            test = b.op("IsNaN", v) if kind == "isnan" else b.op(compare, v, _c(number))
+            values.append(b.op(select, test, w, v if pick & 2 else _c(number)))
+    g.set_outputs([values[-1]])
+    return g
+
+
+@settings(max_examples=300)
+@given(programs())
+def test_decisions_never_change_a_number(steps):
+    """Bit for bit on every hard value (NaN as NaN) whatever the pass decides."""
+    with np.errstate(all="ignore"):
+        _same_numbers(_build(steps), lambda: _build(steps))
+
+
+@pytest.mark.parametrize("name", ["gammaln(exp(y))", "psi(exp(y))", "gammaln(1 + exp(y))"])
+def test_special_functions_of_positive_arguments_lose_their_negative_branches(name):
+    y = pt.dvector("y")
+    out = {"gammaln(exp(y))": pt.gammaln(pt.exp(y)), "psi(exp(y))": pt.psi(pt.exp(y)),
+           "gammaln(1 + exp(y))": pt.gammaln(1 + pt.exp(y))}[name]
+    check_like_pytensor([y], [out], [HARD])
+    without = ptonnx.compile_function([y], [out], passes=[p for p in DEFAULT_PASSES if p != "range_facts"])
+    with_facts = ptonnx.compile_function([y], [out])
+    assert with_facts.report["range_facts"].rewrites >= 2
+    assert len(with_facts.model.graph.node) < len(without.model.graph.node)

@@ -98,6 +98,22 @@ def smaller(a: float, x: float):
         return mp.gammainc(a, x, mp.inf, regularized=True), False
 
 
+def _longdouble(value) -> np.longdouble:
+    """An mpmath number as the nearest long double (through 25 digits). Beyond the long double's
+    range it is ±inf or a signed zero at once: printing 10**±100000 in decimal takes mpmath a
+    second a value, and the underflowed tails of GammaU/GammaL are full of them."""
+    import mpmath as mp
+
+    if mp.isfinite(value) and value != 0:
+        sign = -1 if value < 0 else 1
+        magnitude = mp.mag(value)  # |value| < 2**magnitude, within a factor 4
+        if magnitude > 16400:
+            return np.longdouble(sign * np.inf)
+        if magnitude < -16500:
+            return np.longdouble(sign * 0.0)
+    return np.longdouble(mp.nstr(value, 25, min_fixed=1, max_fixed=0))
+
+
 def _one(which: str, a: float, x: float) -> np.longdouble:
     import mpmath as mp
     import scipy.special
@@ -112,7 +128,7 @@ def _one(which: str, a: float, x: float) -> np.longdouble:
         with mp.workprec(100):
             try:
                 value = mp.gammainc(a, 0, x) if which == "L" else mp.gammainc(a, x, mp.inf)
-                return np.longdouble(mp.nstr(value, 25, min_fixed=1, max_fixed=0))
+                return _longdouble(value)
             except (mp.libmp.NoConvergence, ValueError):
                 pass
     s, is_p = smaller(a, x)
@@ -120,7 +136,7 @@ def _one(which: str, a: float, x: float) -> np.longdouble:
         p = s if is_p else 1 - s
         q = 1 - s if is_p else s
         value = {"P": p, "Q": q, "L": p * mp.gamma(a), "U": q * mp.gamma(a)}[which]
-        return np.longdouble(mp.nstr(value, 25, min_fixed=1, max_fixed=0))
+        return _longdouble(value)
 
 
 def _vectorised(which: str):

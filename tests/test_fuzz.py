@@ -19,15 +19,20 @@ from fuzz.values import DTYPES, extremes
 GRAPHS = 400
 SLOW_EVERY = 100
 FIRST_SEED = 20260101
+#: the slice in shards of consecutive seeds, so that pytest-xdist spreads them over workers
+SHARDS = 8
 
 
-def test_fuzz_slice():
-    summary = run(range(FIRST_SEED, FIRST_SEED + GRAPHS), KINDS, slow_every=SLOW_EVERY)
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_fuzz_slice(shard):
+    size = GRAPHS // SHARDS
+    first = FIRST_SEED + shard * size
+    summary = run(range(first, first + size), KINDS, slow_every=SLOW_EVERY)
     print(summary.table())
     print(summary.distinct())
     reproducers = [finding.report(code, code=True) for finding, code in summary.findings if finding.outcome in FAILURES]
     assert not reproducers, f"{len(reproducers)} mismatches/crashes:\n\n" + "\n\n".join(reproducers)
-    assert summary.counts["match"] > GRAPHS, summary.table()  # the slice does compare numbers
+    assert summary.counts["match"] > size, summary.table()  # the slice does compare numbers
 
 
 def test_a_seed_reproduces_its_graph():

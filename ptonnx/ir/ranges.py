@@ -60,10 +60,16 @@ def _up(x: float) -> float:
     return x if math.isinf(x) or math.isnan(x) else math.nextafter(x, INF)
 
 
+#: constants larger than this get no bounds (weights: not worth a pass over their bytes)
+MAX_CONSTANT = 1 << 12
+
+
 def _constant(value: Value) -> Fact:
     a = value.const
     if a.size == 0:
         return Fact(INF, -INF, False)
+    if a.size > MAX_CONSTANT:
+        return Fact()
     if a.dtype.kind == "b":
         a = a.astype(np.int8)
     if a.dtype.kind not in "fiu":
@@ -271,13 +277,13 @@ def analyse(graph: Graph) -> dict[Value, Fact]:
         return facts[v]
 
     for node in graph:
-        inputs = [fact(v) for v in node.inputs]
         rule = RULES.get(node.op)
         out = node.outputs[0]
         if rule is None or len(node.outputs) != 1 or out.dtype not in DTYPES:
             for v in node.outputs:
                 fact(v)
             continue
+        inputs = [fact(v) for v in node.inputs]
         result = rule(node, inputs)
         limit = INT_LIMIT.get(out.dtype)
         if limit is not None and node.op in ARITHMETIC and not (-limit <= result.lo and result.hi <= limit):

@@ -265,16 +265,20 @@ ARITHMETIC = frozenset({"Add", "Sub", "Mul", "Div", "Neg", "Abs"})
 INT_LIMIT = {"int64": 2.0**53, "int32": 2.0**31}
 
 
-def analyse(graph: Graph) -> dict[Value, Fact]:
-    """The fact of every value of `graph` (not of its bodies: a body's inputs are roots)."""
-    facts: dict[Value, Fact] = {}
+class Facts(dict):
+    """Value -> Fact; a value not met yet (a constant, a graph input, the result of an op
+    not modelled) gets its fact on first reading: a constant's bounds, or a root's (its
+    bounds hold while it is not NaN, so it is not `nan` itself)."""
 
-    def fact(v: Value) -> Fact:
-        if v not in facts:
-            # a constant; or a graph input or an op's result not modelled: a root (its bounds hold
-            # while it is not NaN, so it is not `nan` itself)
-            facts[v] = _constant(v) if v.const is not None else Fact(nan=False, roots=frozenset({v}), poison=frozenset({v}))
-        return facts[v]
+    def __missing__(self, v: Value) -> Fact:
+        self[v] = _constant(v) if v.const is not None else Fact(nan=False, roots=frozenset({v}), poison=frozenset({v}))
+        return self[v]
+
+
+def analyse(graph: Graph) -> Facts:
+    """The fact of every value of `graph` (not of its bodies: a body's inputs are roots)."""
+    facts = Facts()
+    fact = facts.__getitem__
 
     for node in graph:
         rule = RULES.get(node.op)

@@ -6,7 +6,7 @@ Opset 18 has no SiLU/Swish operator; only standard-domain ops are emitted.
 from __future__ import annotations
 
 from ptonnx.lowering.float64 import check_float64
-from ptonnx.lowering.nn import conv_attributes, conv_inputs
+from ptonnx.lowering.nn import conv_attributes
 from ptonnx.lowering.registry import emits
 
 
@@ -15,7 +15,6 @@ def emit_fused_conv(ctx, node, inputs):
     check_float64(node)
     attributes = conv_attributes(node)
     activation = attributes.pop("activation")
-    inputs = conv_inputs(node, inputs)
     if activation == "none":
         return ctx.emit("Conv", inputs, **attributes)
     y = ctx.emit1("Conv", inputs, hint="conv", **attributes)

@@ -37,15 +37,10 @@ def conv_attributes(node) -> dict:
     return a
 
 
-def conv_inputs(node, inputs: list[str]) -> list[str]:
-    """X, W and the bias if the node has one (ONNX's bias is optional too)."""
-    return list(inputs)
-
-
 @emits("Conv")
 def emit_conv(ctx, node, inputs):
     check_float64(node)
-    return ctx.emit("Conv", conv_inputs(node, inputs), **conv_attributes(node))
+    return ctx.emit("Conv", inputs, **conv_attributes(node))  # the bias is optional in both
 
 
 @emits("BatchNorm")

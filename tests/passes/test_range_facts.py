@@ -155,7 +155,23 @@ def test_special_functions_of_positive_arguments_lose_their_negative_branches(na
     out = {"gammaln(exp(y))": pt.gammaln(pt.exp(y)), "psi(exp(y))": pt.psi(pt.exp(y)),
            "gammaln(1 + exp(y))": pt.gammaln(1 + pt.exp(y))}[name]
     check_like_pytensor([y], [out], [HARD])
+    check_like_pytensor([y], [out], [np.zeros(0)])  # size 0
     without = ptonnx.compile_function([y], [out], passes=[p for p in DEFAULT_PASSES if p != "range_facts"])
     with_facts = ptonnx.compile_function([y], [out])
     assert with_facts.report["range_facts"].rewrites >= 2
     assert len(with_facts.model.graph.node) < len(without.model.graph.node)
+
+
+def test_integer_bounds_that_may_have_wrapped_are_unknown():
+    """int64 max + 1 wraps to min: the facts of a sum past 2**53 are unknown, so `> 0` is not decided."""
+    g = Graph()
+    x = g.add_input(TensorType("int64", (2,)), "x")
+    b = Builder(g)
+    big = b.op("Add", Value.constant(np.array(np.iinfo(np.int64).max)), Value.constant(np.array(1, np.int64)))
+    positive = b.op("Greater", big, Value.constant(np.array(0, np.int64)))
+    g.set_outputs([b.op("Where", positive, x, b.op("Neg", x))])
+    facts = analyse(g)
+    assert (facts[big].lo, facts[big].hi) == (-math.inf, math.inf)
+    assert RangeFacts().run(g).rewrites == 0
+    limits = np.array([np.iinfo(np.int64).min + 1, np.iinfo(np.int64).max])
+    np.testing.assert_array_equal(ir.interpret(g, limits)[0], -limits)  # the wrapped sum is negative

@@ -1,7 +1,7 @@
 """Which (ONNX op, dtype) pairs ptonnx emits, derived from the compiler itself.
 
 For every IR op of the elementwise/shape/tensor families and every dtype,
-`emitted_pairs` builds a one-node IR graph, runs `unify_dtypes`, lowers it
+`emitted_pairs` builds a one-node IR graph, runs `unify_dtypes` and `legalise`, lowers it
 and reads each emitted ONNX node's dtypes (after ONNX shape inference). So
 the answer follows lowering as it changes: a new expansion shows up as new
 pairs, a workaround as pairs that are gone.
@@ -22,6 +22,7 @@ from ptonnx.errors import PtonnxError
 from ptonnx.ir.types import ALL_DTYPES
 from ptonnx.lowering import lower
 from ptonnx.passes import UnifyDtypes
+from ptonnx.passes.legalise import legalise
 
 FAMILIES = ("elementwise", "shape", "tensor")
 #: families whose ops are enumerated only for the elementwise ONNX ops they emit (SiLU's
@@ -195,6 +196,7 @@ def emitted_pairs(elementwise_ops: frozenset[str] = frozenset()) -> Enumeration:
                 node = ir.Builder(g).node(name, inputs, attributes)
                 g.set_outputs(node.outputs)
                 UnifyDtypes().run(g)
+                legalise(g)
                 model = lower(g)
             except PtonnxError as exc:
                 last_error = str(exc).splitlines()[-1].strip()

@@ -27,7 +27,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 HOW = f"""\
 Every (ONNX op, dtype) that ptonnx's lowering emits (derived at probe time: each IR op of
 the elementwise/shape/tensor families in every dtype, plus the elementwise ops the CNN
-lowering emits, lowered after `unify_dtypes`), every pair in `KERNEL_QUIRKS` and
+lowering emits, lowered after `unify_dtypes` and `legalise`), every pair in `KERNEL_QUIRKS` and
 `RUNTIME_WIDENING`, run as a one-node opset-18 model at `ORT_DISABLE_ALL` and
 `ORT_ENABLE_ALL` on edge values of its dtype (largest and smallest finite, subnormals,
 ±0, ±inf, NaN, the overflow thresholds of exp/log/sigmoid/softplus, integers at their

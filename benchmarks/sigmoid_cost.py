@@ -43,11 +43,10 @@ def _compile_with(x, y, accurate: bool):
                 return self._ctx.emit1(op_type, inputs, *args, **kwargs)
 
         from ptonnx.lowering.registry import EMITTERS
-        from ptonnx.lowering.legalise import legalised
 
         saved = {op: EMITTERS[op] for op in ("SiLU", "FusedConv")}
-        EMITTERS["SiLU"] = legalised(lambda ctx, node, i, o: nn_emit(_Ctx(ctx, node.outputs[0].dtype), node, i, o))
-        EMITTERS["FusedConv"] = legalised(lambda ctx, node, i, o: fused_emit(_Ctx(ctx, node.outputs[0].dtype), node, i, o))
+        EMITTERS["SiLU"] = lambda ctx, node, i: nn_emit(_Ctx(ctx, node.outputs[0].dtype), node, i)
+        EMITTERS["FusedConv"] = lambda ctx, node, i: fused_emit(_Ctx(ctx, node.outputs[0].dtype), node, i)
         try:
             return ptonnx.compile(function_graph([x], [y])).model
         finally:

@@ -25,6 +25,7 @@ from ptonnx.lowering import lower
 from ptonnx.model_files import TempCopy, needs_external_data, save_model
 from ptonnx.passes import PassManager, Report
 from ptonnx.passes.decompose import decompose
+from ptonnx.passes.legalise import legalise
 
 
 class CompiledModel:
@@ -87,7 +88,8 @@ class CompiledModel:
         return f"CompiledModel({len(self.model.graph.node)} ONNX nodes, inputs={self.input_names}, outputs={self.output_names})"
 
 
-def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False, check: bool = True, name: str = "ptonnx", session_options=None) -> CompiledModel:
+def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False, check: bool = True, name: str = "ptonnx",
+            session_options=None, float64_via_float32: bool = False) -> CompiledModel:
     """Lift `fgraph`, run `passes`, lower to ONNX opset 18.
 
     `fgraph` is a PyTensor FunctionGraph or a compiled `pytensor.function` (its
@@ -99,6 +101,10 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
     The model's outputs carry the names of the PyTensor output variables; an
     unnamed output is `output_<i>` (its position), and an output whose name is
     already taken (by an input or an earlier output) is `<name>_<i>`.
+
+    `float64_via_float32=True` opts in to computing the float64 ops onnxruntime has no
+    kernel for (Conv, the average and global pools, Resize) in float32 between Casts;
+    without it such a model is refused with a `LoweringError`.
     """
     fgraph = _as_function_graph(fgraph)
     # The IR is many small objects: a full garbage collection mid-compile walks the
@@ -106,7 +112,7 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _compile(fgraph, passes, verify_each, check, name, session_options)
+        return _compile(fgraph, passes, verify_each, check, name, session_options, float64_via_float32)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -125,7 +131,7 @@ def _as_function_graph(graph):
     )
 
 
-def _compile(fgraph, passes, verify_each, check, name, session_options) -> CompiledModel:
+def _compile(fgraph, passes, verify_each, check, name, session_options, float64_via_float32) -> CompiledModel:
     report = Report()
     manager = PassManager(passes, verify_each=verify_each)  # a wrong `passes` fails before any work
     start = time.perf_counter()
@@ -139,6 +145,10 @@ def _compile(fgraph, passes, verify_each, check, name, session_options) -> Compi
     start = time.perf_counter()
     manager.run(graph, report)
     report.stages["passes"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    report.legalised = dict(legalise(graph, float64_via_float32=float64_via_float32))
+    report.stages["legalise"] = time.perf_counter() - start
 
     start = time.perf_counter()
     try:

@@ -76,7 +76,7 @@ def _dtypes_of(schema) -> str:
 def _note(name: str) -> str:
     notes = []
     if name in NO_FLOAT64_KERNEL:
-        notes.append("float64: no onnxruntime kernel (`LoweringError`, or `float64_via_float32`)")
+        notes.append("float64: no onnxruntime kernel (`LoweringError`, or `float64_via_float32=True`)")
     if name in DECOMPOSITIONS:
         widen = DECOMPOSITIONS[name].widen
         notes.append(("" if widen else "float64: ") + "decomposed into IR ops (`decompositions/`)")
@@ -131,6 +131,21 @@ def ir_table() -> str:
     return "\n".join(rows)
 
 
+def compute_dtype_table() -> str:
+    """The rows of `ptonnx/legality.py`, in the order they are matched."""
+    from ptonnx.legality import rows as legality_rows
+
+    lines = ["| IR ops | on | computed in | why |", "|---|---|---|---|"]
+    for row in legality_rows():
+        ops = "every op that computes" if row.ops is None else ", ".join(f"`{op}`" for op in sorted(row.ops))
+        if row.refuse is not None:
+            what = f"refused ({row.refuse.format(op='…')}); {row.narrow} with `float64_via_float32=True`"
+        else:
+            what = row.compute
+        lines.append(f"| {_cell(ops)} | {dtype_label(frozenset(row.dtypes))} | {_cell(what)} | {_cell(row.why)} |")
+    return "\n".join(lines)
+
+
 def render() -> str:
     """The tables and their captions, as Markdown."""
     return "\n\n".join([
@@ -144,6 +159,9 @@ def render() -> str:
         "**IR ops** (`ptonnx.ir.all_schemas()`), with the dtypes of their type variables "
         "(numeric = all but bool; ints = signed and unsigned):",
         ir_table(),
+        "**Compute dtypes** (`ptonnx/legality.py`, applied by the `legalise` stage, last before lowering; "
+        "the first row that names an op and dtype decides; a wider dtype is followed to the end of its chain):",
+        compute_dtype_table(),
     ])
 
 

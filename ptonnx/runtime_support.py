@@ -55,7 +55,7 @@ class Quirk:
 
 def _no_kernel(op: str, dtype: str, wider: str, note: str = "") -> Quirk:
     return Quirk(op, dtype, "no kernel", BOTH, f"no CPU kernel for {op} on {dtype}; {wider} gives the same result{note}",
-                 "lowering: elementwise.py widened() through RUNTIME_WIDENING", wider)
+                 "legality.py: the kernel-gap rows (and lowering/elementwise.where for a selection inside a composite emitter)", wider)
 
 
 #: float16 ops onnxruntime runs in float32 through Casts it inserts, dropping the
@@ -76,7 +76,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
           "lowering: special/erf.py composes float64 erf from Cephes' rational approximations"),
     Quirk("IsInf(detect_negative=1, detect_positive=1)", "float16", "invalid-onnx", BOTH,
           "opset 18's IsInf takes float and double only (float16 from opset 20)",
-          "lowering: exp_log.py tests x == inf with Equal; legalise.py computes float16 in float32"),
+          "lowering: exp_log.py tests x == inf with Equal; legality.py computes float16 in float32"),
     # -- single kernels that differ from NumPy --------------------------------------------
     Quirk("Cast", "float64->float16", "inaccurate", BOTH,
           "rounds through float32: 1 ulp off NumPy for float64 values within 2**-29 (relative) above or "
@@ -121,7 +121,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
               "sign-sensitive values as Y and never behind a Not")
         for dtype in ("float32", "float64")
     ),
-    Quirk("Sign", "float16", "nan", BOTH, "Sign(NaN) = 0, NumPy NaN", "lowering: legalise.py computes float16 ops in float32"),
+    Quirk("Sign", "float16", "nan", BOTH, "Sign(NaN) = 0, NumPy NaN", "legality.py: float16 is computed in float32, rounded after every op"),
     Quirk("Pow", "int32", "no-wrap", BOTH,
           "computed in double: every result beyond the int32 range is INT_MIN (NumPy wraps: 2**32 -> 0, (-7)**31 -> -265001655)",
           "lowering: integer_pow.py (square-and-multiply in the integer dtype)"),
@@ -135,7 +135,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
         Quirk(f"{op}→Cast", "float16", "fused-precision", BOTH,
               f"float16 {op} followed by a Cast to float32 gives {op}'s float32 result, never rounded to float16: "
               "wrong for every input whose exact result is not a float16 (as Cast(Mul(65, 65)) = 4225, NumPy 4224)",
-              "lowering: legalise.py computes float16 ops in float32 with explicit Casts")
+              "legality.py: float16 is computed in float32 between explicit Casts (in the IR)")
         for op in F16_VIA_FLOAT32
     ),
     *(

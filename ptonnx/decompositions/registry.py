@@ -31,10 +31,11 @@ class Decomposition:
     widen: bool = True
 
     def compute_dtype(self, dtype: str) -> str | None:
-        """The dtype a node of `dtype` is decomposed in, or None to leave it to lowering."""
-        if dtype == COMPUTE or (self.widen and dtype in NARROW):
-            return COMPUTE
-        return None
+        """The dtype a node of `dtype` is decomposed in (float64, where the one table of compute
+        dtypes, `ptonnx/legality.py`, puts it), or None to leave it to lowering."""
+        from ptonnx.legality import rule
+
+        return COMPUTE if (rule(self.op, dtype).compute or dtype) == COMPUTE else None
 
 
 #: IR op -> its decomposition

@@ -44,7 +44,7 @@ EACH = "each"
 
 #: the traits an op may have, and what reads each
 TRAITS = {
-    "layout": "moves or reinterprets data without arithmetic: lowering emits it in its own dtype",
+    "layout": "moves or reinterprets data without arithmetic: legalise never widens it (legality.node_rules)",
     "no_fold": "constant folding leaves it alone (too costly in NumPy)",
 }
 

@@ -5,14 +5,12 @@ Opset 18 has no SiLU/Swish operator; only standard-domain ops are emitted.
 
 from __future__ import annotations
 
-from ptonnx.lowering.float64 import check_float64
 from ptonnx.lowering.nn import conv_attributes
 from ptonnx.lowering.registry import emits
 
 
 @emits("FusedConv")
 def emit_fused_conv(ctx, node, inputs):
-    check_float64(node)
     attributes = conv_attributes(node)
     activation = attributes.pop("activation")
     if activation == "none":

@@ -6,13 +6,14 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from ptonnx.decompositions.registry import DECOMPOSITIONS
 from ptonnx.errors import LoweringError
 from ptonnx.ir import Graph, Value, format_node
 from ptonnx.ir.printer import describe_source
 from ptonnx.ir.registry import disallowed_dtypes, mixed_inputs
+from ptonnx.legality import node_rules
 from ptonnx.lowering.check import checks_metadata
 from ptonnx.lowering.context import LowerContext, onnx_dtype
-from ptonnx.decompositions.registry import DECOMPOSITIONS
 from ptonnx.lowering.registry import EMITTERS
 
 OPSET = 18
@@ -71,7 +72,8 @@ def _name_outputs(ctx: LowerContext, graph: Graph, out_names: list[str], renames
 
 
 def check_lowerable(graph: Graph) -> None:
-    """Raise `LoweringError` for any node ONNX cannot take as it is."""
+    """Raise `LoweringError` for any node ONNX cannot take as it is, or onnxruntime cannot run:
+    the one place ptonnx refuses a model for its dtypes (`ptonnx/legality.py` says why)."""
     for node in graph:
         decomposition = DECOMPOSITIONS.get(node.op)
         if decomposition is not None and decomposition.compute_dtype(node.outputs[0].dtype) is not None:
@@ -89,6 +91,16 @@ def check_lowerable(graph: Graph) -> None:
                 "  Inputs that share a type must have one dtype in ONNX: include the "
                 "'unify_dtypes' pass (it is in ptonnx.DEFAULT_PASSES)."
             )
+        for rule in node_rules(node).values():
+            if rule.refuse is not None:
+                remedy = (" Either compute it in float32 in the PyTensor graph (cast the input and weights), or opt in "
+                          "to float32 compute for such ops: ptonnx.compile(..., float64_via_float32=True).") if rule.narrow else ""
+                raise LoweringError(f"{format_node(node)}{describe_source(node)}\n  {rule.refuse}.{remedy}")
+            raise LoweringError(
+                f"{format_node(node)}{describe_source(node)}\n  onnxruntime computes {node.op} on "
+                f"{node.outputs[0].dtype} in {rule.compute} ({rule.why}): run ptonnx.passes.legalise.legalise(graph) "
+                "first (ptonnx.compile does)"
+            )
         for var, dtype, allowed in disallowed_dtypes(node):
             raise LoweringError(
                 f"{format_node(node)}{describe_source(node)}\n  cannot be lowered: ONNX {node.op} does not take {dtype} "
@@ -104,6 +116,8 @@ def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
     for node in graph:
         start = len(ctx.nodes)
         produced = EMITTERS[node.op](ctx, node, [ctx.name_of(v) for v in node.inputs])
+        if isinstance(produced, str):
+            produced = [produced]
         if len(produced) != len(node.outputs):
             raise LoweringError(f"{format_node(node)}\n  its emitter gave {len(produced)} names for {len(node.outputs)} outputs")
         fresh = {o for n in ctx.nodes[start:] for o in n.output}

@@ -17,7 +17,6 @@ import numpy as np
 
 from ptonnx.ir import get_schema
 from ptonnx.ir.ops.nn_kernels import pool_out_size
-from ptonnx.lowering.float64 import check_float64
 from ptonnx.lowering.registry import emits
 
 
@@ -39,7 +38,6 @@ def conv_attributes(node) -> dict:
 
 @emits("Conv")
 def emit_conv(ctx, node, inputs):
-    check_float64(node)
     return ctx.emit("Conv", inputs, **conv_attributes(node))  # the bias is optional in both
 
 
@@ -50,7 +48,6 @@ def emit_batch_norm(ctx, node, inputs):
 
 @emits("GlobalAveragePool", "GlobalMaxPool")
 def emit_global_pool(ctx, node, inputs):
-    check_float64(node)
     return ctx.emit(node.op, inputs)
 
 
@@ -70,7 +67,6 @@ def _overhang(node) -> tuple[int, int] | None:
 
 @emits("MaxPool", "AveragePool")
 def emit_pool(ctx, node, inputs):
-    check_float64(node)
     a = attrs_of(node)
     pads = list(a["pads"])
     attrs = {"kernel_shape": list(a["kernel_shape"]), "strides": list(a["strides"])}
@@ -95,7 +91,6 @@ def emit_pool(ctx, node, inputs):
 
 @emits("Resize")
 def emit_resize(ctx, node, inputs):
-    check_float64(node)
     a = attrs_of(node)
     if a["scales"]:
         extra_inputs = ["", ctx.const(np.asarray(a["scales"], dtype=np.float32), "scales")]

@@ -1,26 +1,24 @@
 """Emitters: one per IR op, `emit(ctx, node, input names) -> output names` (or one name).
 
-Every emitter is registered through `legalised`, so it sees its node in the
-dtype onnxruntime computes it in (float16 as float32, bool arithmetic as uint8).
+An emitter sees its node in a dtype onnxruntime runs: the `legalise` pass
+(`ptonnx/legality.py`) has already widened what needs widening, with Casts in the IR,
+and `check_lowerable` has refused what cannot run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-#: IR op -> emitter(ctx, node, input names) -> list of output names
+#: IR op -> emitter(ctx, node, input names) -> list of output names (or one name)
 EMITTERS: dict[str, Callable] = {}
 
 
 def emits(*ops: str):
-    from ptonnx.lowering.legalise import legalised
-
     def decorate(fn):
-        wrapped = legalised(fn)
         for op in ops:
             if op in EMITTERS:
-                raise ValueError(f"{op} already has an emitter ({EMITTERS[op].__wrapped__.__qualname__}); one op, one emitter")
-            EMITTERS[op] = wrapped
+                raise ValueError(f"{op} already has an emitter ({EMITTERS[op].__qualname__}); one op, one emitter")
+            EMITTERS[op] = fn
         return fn
 
     return decorate

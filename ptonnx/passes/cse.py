@@ -58,11 +58,15 @@ def _key(node: Node):
 @attrs.define
 class CommonSubexpressionElimination:
     name: str = "cse"
+    #: merge only these ops (None: every op); `legalise` merges the Casts it made
+    only: frozenset[str] | None = None
 
     def run(self, graph: Graph) -> PassResult:
         seen: dict = {}
         merged = 0
         for node in list(graph):
+            if self.only is not None and node.op not in self.only:
+                continue
             key = _key(node)
             if key is None:
                 continue

@@ -14,7 +14,6 @@ from ptonnx.passes.base import Pass, PassResult
 from ptonnx.passes.constant_folding import ConstantFolding
 from ptonnx.passes.cse import CommonSubexpressionElimination
 from ptonnx.passes.dce import DeadCodeElimination
-from ptonnx.passes.float64_via_float32 import Float64ViaFloat32
 from ptonnx.passes.fuse_conv_bn_silu import FuseConvBnSilu
 from ptonnx.passes.hoist_loop_invariants import HoistLoopInvariants
 from ptonnx.passes.range_facts import RangeFacts
@@ -29,15 +28,25 @@ PASSES: dict[str, type] = {
     "cse": CommonSubexpressionElimination,
     "range_facts": RangeFacts,
     "hoist_loop_invariants": HoistLoopInvariants,
-    "float64_via_float32": Float64ViaFloat32,
 }
 
 DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "range_facts", "cse", "hoist_loop_invariants", "dce")
 
 
+#: names that are stages or options, not passes: what to do instead
+STAGES = {
+    "float64_via_float32": "float64_via_float32 is an option of the legalise stage, not a pass: "
+                           "ptonnx.compile(..., float64_via_float32=True)",
+    "decompose": "decompose is a stage ptonnx.compile always runs first, not a pass to list",
+    "legalise": "legalise is a stage ptonnx.compile always runs last, not a pass to list",
+}
+
+
 def resolve(spec) -> Pass:
     """A pass object from a name, a pass object, or a pass class that takes no arguments."""
     if isinstance(spec, str):
+        if spec in STAGES:
+            raise PassError(STAGES[spec])
         try:
             return PASSES[spec]()
         except KeyError:
@@ -93,6 +102,8 @@ class Report:
     stages: dict[str, float] = attrs.field(factory=dict)
     #: IR op -> how many of its nodes `decompose` rewrote (the functions the lifted graph computes)
     decomposed: dict[str, int] = attrs.field(factory=dict)
+    #: "op:dtype->compute dtype" -> how many nodes `legalise` rebuilt in a dtype the runtime computes
+    legalised: dict[str, int] = attrs.field(factory=dict)
 
     def __getitem__(self, name: str) -> PassRecord:
         for r in self.records:
@@ -110,6 +121,8 @@ class Report:
         lines.insert(1, "  ".join("-" * w for w in widths))
         if self.decomposed:
             lines.append("decomposed: " + ", ".join(f"{op} x{n}" for op, n in sorted(self.decomposed.items())))
+        if self.legalised:
+            lines.append("legalised: " + ", ".join(f"{k} x{n}" for k, n in sorted(self.legalised.items())))
         if self.stages:
             lines.append("stages: " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.stages.items()))
         return "\n".join(lines)

@@ -5,9 +5,8 @@ float32. A constant is re-materialised in the target dtype when its value
 survives the conversion; any other value gets a `Cast` (one per value and
 dtype, placed right after the value's definition so every user can share it).
 
-Integer arithmetic ONNX does not define for a small dtype (`Neg` of uint8,
-`Pow` of int8) is computed in a wider integer dtype and cast back: it wraps
-modulo 2**bits, so the bits are the ones NumPy gives.
+What an op computes in (integer arithmetic ONNX lacks for a small dtype, float16)
+is not decided here: the `legalise` stage does that, last (`ptonnx/legality.py`).
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ import numpy as np
 
 from ptonnx.errors import DtypeError
 from ptonnx.ir import Builder, Graph, Node, Value, get_schema
-from ptonnx.ir.registry import disallowed_dtypes, mixed_inputs
 from ptonnx.ir.printer import format_node
+from ptonnx.ir.registry import mixed_inputs
 from ptonnx.ir.types import ALL_DTYPES, promote
 from ptonnx.passes.base import PassResult
 
@@ -43,46 +42,8 @@ class UnifyDtypes:
                         new = casts[(v, dtype)] = _cast_after_definition(graph, v, dtype)
                         counts["casts_inserted"] += 1
                 graph.set_input(node, i, new)
-            if _widen(graph, node):
-                counts["ops_widened"] = counts.get("ops_widened", 0) + 1
         total = sum(counts.values())
         return PassResult(total > 0, total, {k: n for k, n in counts.items() if n})
-
-
-#: integer ops whose result modulo 2**bits only depends on the inputs modulo 2**bits
-WRAPPING_OPS = frozenset({"Neg", "Pow", "Add", "Sub", "Mul", "Abs"})
-#: wider integer dtypes to try, narrowest first
-WIDER = {
-    "int8": ("int16", "int32", "int64"),
-    "int16": ("int32", "int64"),
-    "int32": ("int64",),
-    "uint8": ("int16", "int32", "int64"),
-    "uint16": ("int32", "int64"),
-    "uint32": ("int64",),
-    "uint64": ("int64",),
-}
-
-
-def _widen(graph: Graph, node: Node) -> bool:
-    """Compute a wrapping integer op ONNX lacks in its dtype in a wider one, cast back."""
-    problems = disallowed_dtypes(node)
-    if len(problems) != 1 or node.op not in WRAPPING_OPS:
-        return False
-    _, dtype, allowed = problems[0]
-    wide = next((w for w in WIDER.get(dtype, ()) if w in allowed), None)
-    if wide is None:
-        return False
-    builder = Builder(graph, before=node)
-    with np.errstate(all="ignore"):
-        inputs = [
-            Value.constant(v.const.astype(wide), v.name) if v.const is not None else builder.op("Cast", v, to=wide)
-            for v in node.inputs
-        ]
-    wide_node = builder.node(node.op, inputs, node.attrs)
-    for old, new in zip(node.outputs, wide_node.outputs):
-        graph.replace_all_uses(old, builder.op("Cast", new, to=old.dtype, name=old.name))
-    graph.remove(node)
-    return True
 
 
 def _convert_constant(node: Node, index: int, v: Value, dtype: str, truthiness: bool) -> Value:

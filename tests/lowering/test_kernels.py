@@ -12,6 +12,7 @@ import pytest
 from ptonnx.ir import Builder, Graph, TensorType, interpret
 from ptonnx.ir.ops.elementwise import KERNELS
 from ptonnx.lowering import lower
+from ptonnx.passes.legalise import legalise
 from tests.conftest import ORT_LEVELS, session_options
 
 HARD = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.0, -1.0, 0.5, -2.5, 3.0, 7.0, -7.5,
@@ -19,11 +20,19 @@ HARD = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.0, -1.0,
                  np.inf, -np.inf, np.nan])
 
 
-def _model(op: str, types):
+def _graph(op: str, types) -> Graph:
     g = Graph()
     inputs = [g.add_input(TensorType(dtype, (None,)), f"x{i}") for i, dtype in enumerate(types)]
     g.set_outputs([Builder(g).op(op, *inputs)])
-    return g, lower(g)
+    return g
+
+
+def _model(op: str, types):
+    """The one-node graph (the reference) and its model, legalised as `ptonnx.compile` does
+    (a Select on bool or uint64 runs through a dtype onnxruntime has a Where kernel for)."""
+    legal = _graph(op, types)
+    legalise(legal)
+    return _graph(op, types), lower(legal)
 
 
 def _check(op: str, arrays):

@@ -28,13 +28,13 @@ def assert_close(actual, expected, dtype: str | None = None, context: str = ""):
         np.testing.assert_array_equal(actual, expected, err_msg=context)
 
 
-def compare(inputs, outputs, arrays, passes=None, tol_dtype: str | None = None):
+def compare(inputs, outputs, arrays, passes=None, tol_dtype: str | None = None, **options):
     """Lift (and verify), compile, check the model, run it, and compare with PyTensor."""
     outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
     lifted = ptonnx.lift(function_graph(inputs, outputs))
     ir.verify(lifted)
     expected = pytensor.function(inputs, outputs, mode=EVAL)(*arrays)
-    cm = ptonnx.compile_function(inputs, outputs, passes)
+    cm = ptonnx.compile_function(inputs, outputs, passes, **options)
     onnx.checker.check_model(cm.model, full_check=True)
     ir.verify(cm.ir, unified=True)
     assert_matches(cm, arrays, expected, compare=lambda a, e, context: assert_close(a, e, tol_dtype, context))

@@ -1,5 +1,6 @@
 """float64 CNN ops: onnxruntime lacks some float64 kernels, so lowering refuses them
-unless the user opts in to float32 compute with the `Float64ViaFloat32` pass."""
+unless the user opts in to float32 compute (`float64_via_float32=True`, done by the
+legalise stage, from the one table of compute dtypes)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import ptonnx
 import ptonnx.nn as nn
 from ptonnx import ir
 from ptonnx.errors import LoweringError
-from ptonnx.passes import Float64ViaFloat32
+from ptonnx.errors import PassError
+from ptonnx.passes.legalise import legalise
 from ptonnx.runtime_support import NO_FLOAT64_KERNEL
 from tests.nn.helpers import compare
 
@@ -28,7 +30,7 @@ NO_KERNEL = {
     "GlobalMaxPool": nn.global_max_pool2d,
     "Resize": lambda x: nn.resize(x, scale_factor=1.5, mode="bilinear"),
 }
-OPT_IN = [*ptonnx.DEFAULT_PASSES, "float64_via_float32"]
+OPT_IN = {"float64_via_float32": True}
 
 
 def test_the_table_names_the_ops_onnxruntime_lacks():
@@ -38,17 +40,17 @@ def test_the_table_names_the_ops_onnxruntime_lacks():
 @pytest.mark.parametrize("op", sorted(NO_KERNEL))
 def test_float64_op_without_kernel_is_a_clear_lowering_error(op):
     x = pt.tensor("x", shape=X64.shape, dtype="float64")
-    with pytest.raises(LoweringError, match=f"no float64 {op} kernel.*float64_via_float32"):
+    with pytest.raises(LoweringError, match=f"no float64 {op} kernel.*float64_via_float32=True"):
         ptonnx.compile_function([x], NO_KERNEL[op](x))
 
 
 @pytest.mark.parametrize("op", sorted(NO_KERNEL))
 def test_opt_in_computes_the_op_in_float32_between_casts(op):
     x = pt.tensor("x", shape=X64.shape, dtype="float64")
-    cm = compare([x], NO_KERNEL[op](x), [X64], passes=OPT_IN, tol_dtype="float32")
+    cm = compare([x], NO_KERNEL[op](x), [X64], tol_dtype="float32", **OPT_IN)
     types = [n.op_type for n in cm.model.graph.node]
     assert types.count("Cast") >= 2
-    assert cm.report["float64_via_float32"].rewrites == 1
+    assert cm.report.legalised == {f"{op}:float64->float32": 1}
     (narrow,) = [n for n in cm.ir if n.op == op]
     assert narrow.outputs[0].dtype == "float32" and cm.ir.outputs[0].dtype == "float64"
 
@@ -73,7 +75,7 @@ def test_the_onnx_mode_user_sees_the_error_too():
 )
 def test_ops_with_float64_kernels_stay_float64(build):
     x = pt.tensor("x", shape=X64.shape, dtype="float64")
-    cm = compare([x], build(x), [X64], passes=OPT_IN)
+    cm = compare([x], build(x), [X64], **OPT_IN)
     assert "Cast" not in [n.op_type for n in cm.model.graph.node]
 
 
@@ -85,9 +87,16 @@ def test_pass_on_a_hand_built_graph_keeps_the_ir_valid():
     y = b.op("Conv", x, w, ir.Value.constant(np.zeros(3)), name="y")
     z = b.op("GlobalMaxPool", b.op("Add", y, y))
     g.set_outputs([z, y])
-    result = Float64ViaFloat32().run(g)
+    assert legalise(g) == {}  # refused later, by check_lowerable
+    done = legalise(g, float64_via_float32=True)
     ir.verify(g, unified=True)
-    assert result.rewrites == 2
+    assert done == {"Conv:float64->float32": 1, "GlobalMaxPool:float64->float32": 1}
     assert [n.op for n in g] == ["Cast", "Conv", "Cast", "Add", "Cast", "GlobalMaxPool", "Cast"]
     assert [v.dtype for v in g.outputs] == ["float64", "float64"]
-    assert Float64ViaFloat32().run(g).rewrites == 0
+    assert legalise(g, float64_via_float32=True) == {}
+
+
+def test_the_old_pass_name_says_what_to_do_instead():
+    x = pt.tensor("x", shape=X64.shape, dtype="float64")
+    with pytest.raises(PassError, match=r"float64_via_float32=True"):
+        ptonnx.compile_function([x], NO_KERNEL["Conv"](x), [*ptonnx.DEFAULT_PASSES, "float64_via_float32"])

@@ -79,7 +79,8 @@ def binary_sweep(op: str, dtype: str, rng: np.random.Generator, size=DENSE) -> t
     edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0], dtype=dtype)
     special = np.concatenate([edges, thresholds(dtype)[::5]])
     sa, sb = (g.ravel() for g in np.meshgrid(special, special))
-    moderate = lambda m: (np.ldexp(rng.uniform(0.5, 1, m), rng.integers(-12, 13, m)) * rng.choice([-1, 1], m)).astype(dtype)
+    def moderate(m):
+        return (np.ldexp(rng.uniform(0.5, 1, m), rng.integers(-12, 13, m)) * rng.choice([-1, 1], m)).astype(dtype)
     ha, hb = hard_pairs(op, dtype, rng, n)
     a = np.concatenate([rng.choice(pool, n), moderate(n), sa, ha])
     b = np.concatenate([rng.choice(pool, n), moderate(n), sb, hb])

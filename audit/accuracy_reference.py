@@ -235,7 +235,7 @@ def in_domain(op: str, dtype: str, *arrays) -> list[np.ndarray]:
     """`arrays` moved into `op`'s stated domain (`DOMAINS`), each of its operand's dtype."""
     moved = DOMAINS.get(op, lambda *a: a)(*arrays)
     with np.errstate(all="ignore"):
-        return [np.asarray(a).astype(d) for a, d in zip(moved, input_dtypes(op, dtype))]
+        return [np.asarray(a).astype(d) for a, d in zip(moved, input_dtypes(op, dtype), strict=True)]
 
 
 #: three-operand ops: outside the unary/binary sweep, measured by their own tests (BetaInc: tests/e2e/test_betainc.py)

@@ -161,7 +161,8 @@ def _one(op: str, *values: float) -> np.longdouble:
 
 def exact(op: str, *args) -> np.ndarray:
     """mpmath at 100 bits on each element, as long doubles."""
-    one = lambda *values: _cached(op, *(float(a).hex() for a in values))
+    def one(*values):
+        return _cached(op, *(float(a).hex() for a in values))
     with np.errstate(over="ignore"):
         return np.frompyfunc(one, len(args), 1)(*args).astype(np.longdouble)
 
@@ -314,7 +315,7 @@ def _measure(n: int = 400, seed: int = 0) -> None:
             else:
                 order = np.abs(v) if v is not None else np.full_like(x, float(op[1]))
                 envelope = np.array([math.hypot(float(a), float(b)) for a, b in zip(
-                    truth, exact("Jv", order, np.abs(x)) * 0 + [float(_y(o, t)) for o, t in zip(order, np.abs(x))])])
+                    truth, exact("Jv", order, np.abs(x)) * 0 + [float(_y(o, t)) for o, t in zip(order, np.abs(x), strict=True)], strict=True)])
                 err = np.abs(got - truth) / envelope
                 label = "of the envelope"
         beyond = np.abs(truth) > np.finfo(np.float64).max  # must be inf: errors() of accuracy_reference checks that

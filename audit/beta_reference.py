@@ -181,7 +181,7 @@ def _check(n: int = 40, seed: int = 0) -> None:
     rng = np.random.default_rng(seed)
     a, b = 10 ** rng.uniform(-3, 3, n), 10 ** rng.uniform(-3, 3, n)
     worst = 0.0
-    for ai, bi, xi in zip(a, b, rng.uniform(0, 1, n)):
+    for ai, bi, xi in zip(a, b, rng.uniform(0, 1, n), strict=True):
         with mpmath.workprec(200):
             worst = max(worst, float(abs(tails(ai, bi, xi)[0] / mpmath.betainc(ai, bi, 0, xi, regularized=True) - 1)))
     print(f"betainc vs mpmath.betainc: max relative difference {worst:.2e}")
@@ -189,7 +189,7 @@ def _check(n: int = 40, seed: int = 0) -> None:
     y = np.concatenate([rng.uniform(0, 1, n // 2), 10 ** rng.uniform(-320, -1, n // 4), 1 - 10 ** rng.uniform(-16, -1, n // 4)])
     trip, rounded = mpmath.mpf(0), 0
     with mpmath.workdps(DIGITS):
-        for ai, bi, yi in zip(a, b, y):
+        for ai, bi, yi in zip(a, b, y, strict=True):
             root = inverse(ai, bi, yi)
             if mpmath.isinf(root[2]) or mpmath.isinf(root[3]):
                 rounded += 1  # the answer rounds to 0 or 1

@@ -65,12 +65,12 @@ def matmul_batches(dtype: str, ranks) -> list[list[np.ndarray]]:
 
 def _run(model: onnx.ModelProto, level: str, feeds: list[np.ndarray]) -> np.ndarray:
     sess = session(model, level)
-    return sess.run(None, dict(zip([i.name for i in model.graph.input], feeds)))[0]
+    return sess.run(None, dict(zip([i.name for i in model.graph.input], feeds, strict=True)))[0]
 
 
 def _model(nodes, inputs, out_dtype, ranks=None) -> onnx.ModelProto:
     ranks = ranks or [1] * len(inputs)
-    return make_model(nodes, [(n, d, r) for (n, d), r in zip(inputs, ranks)], [("y", out_dtype)])
+    return make_model(nodes, [(n, d, r) for (n, d), r in zip(inputs, ranks, strict=True)], [("y", out_dtype)])
 
 
 def _report(op: str, dtype: str, origins, per_level: dict[str, list[str]], kind: str, detail: str):

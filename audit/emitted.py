@@ -161,7 +161,7 @@ def _cases(schema: ir.OpSchema):
         n_inputs = len(shapes)
         var_of = schema.vars_of_inputs(n_inputs)
         for combo in itertools.product(sorted(ALL_DTYPES), repeat=len(variables)):
-            chosen = dict(zip(variables, combo))
+            chosen = dict(zip(variables, combo, strict=True))
             dtypes = [chosen.get(v, v) for v in var_of]
             if schema.name == "Cast":
                 for to in sorted(ALL_DTYPES):
@@ -172,7 +172,7 @@ def _cases(schema: ir.OpSchema):
 
 def _allowed(schema: ir.OpSchema, dtypes, attributes) -> bool:
     var_of = schema.vars_of_inputs(len(dtypes))
-    ok = all(d in schema.constraints.get(v, {v}) for v, d in zip(var_of, dtypes))
+    ok = all(d in schema.constraints.get(v, {v}) for v, d in zip(var_of, dtypes, strict=True))
     return ok and ("to" not in attributes or attributes["to"] in schema.constraints.get("T2", ALL_DTYPES))
 
 
@@ -190,7 +190,7 @@ def emitted_pairs(elementwise_ops: frozenset[str] = frozenset()) -> Enumeration:
             g = ir.Graph(f"{name}_probe")
             inputs = [  # an array among the shapes is a constant input (a shape, sizes)
                 ir.Value.constant(s.astype(d)) if isinstance(s, np.ndarray) else g.add_input(ir.TensorType(d, s), f"x{i}")
-                for i, (d, s) in enumerate(zip(dtypes, shapes))
+                for i, (d, s) in enumerate(zip(dtypes, shapes, strict=True))
             ]
             try:
                 node = ir.Builder(g).node(name, inputs, attributes)

@@ -88,7 +88,7 @@ def _j_zeros(d: Draw, orders, most: int = 40):
     """Zeros j_{n,k} of J_|n| (SciPy's jn_zeros, to ~1e-15), k random up to `most`, each nudged by a
     relative 1e-16..1e-4."""
     table = {int(n): scipy.special.jn_zeros(int(n), most) for n in np.unique(np.abs(orders))}
-    zeros = np.array([table[int(abs(n))][int(k) - 1] for n, k in zip(orders, d.ints(1, most))])
+    zeros = np.array([table[int(abs(n))][int(k) - 1] for n, k in zip(orders, d.ints(1, most), strict=True)])
     return d.near(zeros, 1e-16, 1e-4)
 
 

@@ -108,7 +108,7 @@ def _zeros_of(fn, lo: float, hi: float, step: float) -> list[float]:
     grid = np.arange(lo, hi, step)
     values = [fn(mpmath.mpf(float(x))) for x in grid]
     found = []
-    for (a, fa), (b, fb) in zip(zip(grid, values), zip(grid[1:], values[1:])):
+    for (a, fa), (b, fb) in zip(zip(grid, values, strict=True), zip(grid[1:], values[1:], strict=True), strict=False):  # each point with the next: one pair fewer
         if mpmath.isfinite(fa) and mpmath.isfinite(fb) and fa * fb < 0 and b - a <= 2 * step:
             found.append(float(mpmath.findroot(fn, (mpmath.mpf(float(a)), mpmath.mpf(float(b))), solver="anderson")))
     return found
@@ -123,7 +123,8 @@ def zeros() -> dict[str, list[float]]:
     k = np.arange(1, 9)
     big = np.array([1e3, 1e6, 1e15]) // np.pi
     multiples = np.concatenate([k, big])
-    lgamma = lambda t: mpmath.log(abs(mpmath.gamma(t))) if _not_integer(float(t)) else mpmath.inf
+    def lgamma(t):
+        return mpmath.log(abs(mpmath.gamma(t))) if _not_integer(float(t)) else mpmath.inf
     return {
         "Sin": sorted(set(np.concatenate([-multiples, multiples]) * np.pi)),
         "Tan": sorted(set(np.concatenate([-multiples, multiples]) * np.pi)),
@@ -216,7 +217,7 @@ def _swept(op: str, sweep, n: int, rng: np.random.Generator, run) -> list[dict]:
     for label, sampler, *weight in sweep.rows:
         size = max(8, round(n * sweep.share * (weight[0] if weight else 1.0)))
         with np.errstate(all="ignore"):
-            operands = [np.broadcast_to(np.asarray(a, np.float64), (size,)).astype(t) for a, t in zip(sampler(Draw(rng, size)), dtypes)]
+            operands = [np.broadcast_to(np.asarray(a, np.float64), (size,)).astype(t) for a, t in zip(sampler(Draw(rng, size)), dtypes, strict=True)]
         with warnings.catch_warnings(), np.errstate(all="ignore"):  # overflows to inf, as meant
             warnings.simplefilter("ignore", RuntimeWarning)
             exact = reference(op, "float64", *operands)

@@ -92,7 +92,7 @@ def _check(n: int = 30, seed: int = 0) -> None:
     y = np.concatenate([rng.uniform(0, 1, n // 2), 10 ** rng.uniform(-300, -1, n // 4), 1 - 10 ** rng.uniform(-16, -1, n - n // 2 - n // 4)])
     worst, rounded = mpmath.mpf(0), 0
     for complement in (False, True):
-        for ai, yi in zip(a, y):
+        for ai, yi in zip(a, y, strict=True):
             s = inverse(ai, yi, complement)
             if mpmath.isinf(s):
                 rounded += 1

@@ -104,11 +104,11 @@ def node_model(pair: Pair, in_dtypes=None, out_dtypes=None) -> onnx.ModelProto:
     consts = dict(pair.consts)
     names = [f"c{i}" if i in consts else f"x{i}" for i in range(len(in_dtypes))]
     ranks = [np.ndim(f) for f in batches(pair)[0]]
-    inputs = [(names[i], in_dtypes[i], rank) for i, rank in zip(_data_indices(pair), ranks)]
+    inputs = [(names[i], in_dtypes[i], rank) for i, rank in zip(_data_indices(pair), ranks, strict=True)]
     attributes = {k: list(v) if isinstance(v, tuple) else v for k, v in pair.attributes}
     outs = [f"y{j}" for j in range(len(out_dtypes))]
     node = helper.make_node(pair.op_type, names, outs, **attributes)
-    return make_model([node], inputs, list(zip(outs, out_dtypes)), [(f"c{i}", a) for i, a in consts.items()])
+    return make_model([node], inputs, list(zip(outs, out_dtypes, strict=True)), [(f"c{i}", a) for i, a in consts.items()])
 
 
 def _shaped_batches(pair: Pair, data: list[int]) -> list[list[np.ndarray]]:
@@ -116,9 +116,9 @@ def _shaped_batches(pair: Pair, data: list[int]) -> list[list[np.ndarray]]:
     shapes = [tuple(2 if d is None else d for d in (pair.in_shapes[i] or (4,))) for i in data]
     pools = [unary_values(pair.in_dtypes[i]) for i in data]
     sizes = [max(int(np.prod(s)), 1) for s in shapes]
-    runs = max(-(-len(p) // s) for p, s in zip(pools, sizes))
+    runs = max(-(-len(p) // s) for p, s in zip(pools, sizes, strict=True))
     return [
-        [p[(k * s + np.arange(s) + j) % len(p)].reshape(shape) for j, (p, s, shape) in enumerate(zip(pools, sizes, shapes))]
+        [p[(k * s + np.arange(s) + j) % len(p)].reshape(shape) for j, (p, s, shape) in enumerate(zip(pools, sizes, shapes, strict=True))]
         for k in range(runs)
     ]
 
@@ -169,7 +169,7 @@ def reference(pair: Pair, model: onnx.ModelProto, feeds: list[np.ndarray], out_d
     from onnx.reference import ReferenceEvaluator
 
     names = [i.name for i in model.graph.input]
-    return [Ref(np.asarray(v)) for v in ReferenceEvaluator(model).run(None, dict(zip(names, feeds)))]
+    return [Ref(np.asarray(v)) for v in ReferenceEvaluator(model).run(None, dict(zip(names, feeds, strict=True)))]
 
 
 def explain(pair: Pair, feeds: list[np.ndarray], out_index: int, flat: int, got, expected) -> str:
@@ -202,14 +202,14 @@ def run_pair(pair: Pair, level: str, in_dtypes=None, out_dtypes=None):
     data_dtypes = [in_dtypes[i] for i in _data_indices(pair)]
     for feeds in batches(pair):
         with np.errstate(all="ignore"):
-            run_feeds = [f.astype(d) for f, d in zip(feeds, data_dtypes)]
+            run_feeds = [f.astype(d) for f, d in zip(feeds, data_dtypes, strict=True)]
         try:
-            results = sess.run(None, dict(zip(names, run_feeds)))
+            results = sess.run(None, dict(zip(names, run_feeds, strict=True)))
         except ORT_ERRORS as exc:  # a kernel that fails at run time
             found.setdefault("error", (f"run fails: {first_line(exc)}", []))
             continue
         refs = reference(pair, model, feeds, pair.out_dtypes)
-        for j, (got, ref) in enumerate(zip(results, refs)):
+        for j, (got, ref) in enumerate(zip(results, refs, strict=True)):
             with np.errstate(all="ignore"):
                 got = np.asarray(got).astype(pair.out_dtypes[j])
             cmp = classify(got, ref, pair.out_dtypes[j], accuracy, zero_sign)

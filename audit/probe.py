@@ -74,7 +74,7 @@ def make_model(nodes, inputs, outputs, initializers=()) -> onnx.ModelProto:
         inferred = onnx.shape_inference.infer_shapes(model)
     except onnx.shape_inference.InferenceError:
         return model
-    for out, known in zip(model.graph.output, inferred.graph.output):
+    for out, known in zip(model.graph.output, inferred.graph.output, strict=True):
         if known.type.tensor_type.HasField("shape"):
             out.type.CopyFrom(known.type)
     return model

@@ -48,7 +48,7 @@ def _computing(x: np.ndarray, accuracy: str) -> np.ndarray:
 
 def _ints(fn):
     """An integer reference from a function of Python ints (element by element)."""
-    return lambda *xs: np.array([fn(*map(int, row)) for row in zip(*xs)], dtype=object).reshape(xs[0].shape)
+    return lambda *xs: np.array([fn(*map(int, row)) for row in zip(*xs, strict=True)], dtype=object).reshape(xs[0].shape)
 
 
 def _trunc_div(a: int, b: int) -> int:

@@ -166,7 +166,8 @@ def _gauss_tail(h: float, a: float) -> tuple[np.longdouble, np.longdouble, np.lo
     """(exp(-(ah)**2/2) / (2 pi), Q(h), Q(ah)), ah exact, at 120 bits."""
     with mpmath.workprec(120):
         ah = mpmath.mpf(a) * mpmath.mpf(h)
-        q = lambda v: mpmath.erfc(v / mpmath.sqrt(2)) / 2 if v < 160 else mpmath.mpf(0)
+        def q(v):
+            return mpmath.erfc(v / mpmath.sqrt(2)) / 2 if v < 160 else mpmath.mpf(0)
         gauss = mpmath.exp(-ah * ah / 2) / (2 * mpmath.pi) if ah < 160 else mpmath.mpf(0)
         return _hi(gauss), _hi(q(mpmath.mpf(h))), _hi(q(ah))
 
@@ -187,7 +188,7 @@ def owens_t(h: np.ndarray, a: np.ndarray) -> np.ndarray:
     ch = np.where(np.isfinite(hh), hh, 0.0)
     ca = np.where(np.isfinite(aa), aa, 0.0)
     # (exp(-h'**2/2) / (2 pi), Q(h), Q(h')) for the core's h' = h, or ah for a > 1
-    tails = [_gauss_tail(x, y) for x, y in zip(ch.ravel(), np.where(reflect, ca, 1.0).ravel())]
+    tails = [_gauss_tail(x, y) for x, y in zip(ch.ravel(), np.where(reflect, ca, 1.0).ravel(), strict=True)]
     scale, q_h, q_core = (np.array([t[i] for t in tails], dtype=hi).reshape(hh.shape) for i in range(3))
     with np.errstate(all="ignore"):
         core_h = np.where(reflect, ch.astype(hi) * ca.astype(hi), ch.astype(hi))

@@ -191,7 +191,7 @@ def verify_against_pytensor(inputs, outputs, fgraph, point) -> dict:
     want = fn(*point)
     assert len(got) == len(want) == 3, (len(got), len(want))
     worst = 0.0
-    for name, g, wv in zip(("cost", "dcost/dx", "dcost/dw"), got, want):
+    for name, g, wv in zip(("cost", "dcost/dx", "dcost/dw"), got, want, strict=True):
         wv = np.asarray(wv)
         assert g.dtype == wv.dtype and g.shape == wv.shape, (name, g.dtype, g.shape, wv.dtype, wv.shape)
         np.testing.assert_allclose(g, wv, rtol=RTOL, atol=ATOL, err_msg=f"{name} differs from PyTensor")

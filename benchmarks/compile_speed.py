@@ -244,7 +244,7 @@ def verify_against_pytensor(shape: str, inputs, outputs, fgraph) -> str:
     want = fn(*arrays)
     assert len(got) == len(want)
     worst = 0.0
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         assert g.dtype == np.asarray(w).dtype, (g.dtype, np.asarray(w).dtype)
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6)
         worst = max(worst, float(np.max(np.abs(g - w) / np.maximum(np.abs(w), 1e-6))))

@@ -110,7 +110,7 @@ def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:
         fns["NUMBA"], compile_s["NUMBA"] = _timed(lambda: _pytensor_function(model, "NUMBA"))
     (session, cm), compile_s["ORT"] = _timed(lambda: _ort_function(model))
     args = [np.asarray(point[v.name], dtype=v.dtype) for v in model.value_vars]
-    feed = dict(zip(cm.input_names, args))
+    feed = dict(zip(cm.input_names, args, strict=True))
     calls = {key: (lambda f=f: f(*args)) for key, f in fns.items()}
     calls["ORT"] = lambda: session.run(None, feed)
     row["onnx_nodes"] = len(cm.model.graph.node)
@@ -140,7 +140,7 @@ def _max_rel_error(got: list[np.ndarray], expected: list[np.ndarray]) -> float:
     if len(got) != len(expected):
         return float("inf")
     worst = 0.0
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         if g.shape != e.shape or not np.array_equal(np.isfinite(g), np.isfinite(e)):
             return float("inf")
         finite = np.isfinite(e)

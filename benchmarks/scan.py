@@ -165,12 +165,12 @@ def measure(name: str, n: int, rounds: int) -> dict:
         fns[key] = fn
     cm = ptonnx.compile(pytensor.function(inputs, outputs, mode=onnx_mode()).maker.fgraph)
     session = _session(cm)
-    feed = dict(zip(cm.input_names, args))
+    feed = dict(zip(cm.input_names, args, strict=True))
     calls = {key: (lambda f=f: f(*args)) for key, f in fns.items()}
     calls["ORT"] = lambda: session.run(None, feed)
     expected = fns["C"](*args)
     got = calls["ORT"]()
-    error = max(_max_rel_error(g, e) for g, e in zip(got, expected))
+    error = max(_max_rel_error(g, e) for g, e in zip(got, expected, strict=True))
     per_round = {key: _calls_per_round(call) for key, call in calls.items()}
     samples = {key: [] for key in calls}
     for _ in range(rounds):
@@ -207,7 +207,7 @@ def profile(name: str, n: int = 1000, runs: int = 20) -> dict:
     options.enable_profiling = True
     options.profile_file_prefix = str(Path(tempfile.mkdtemp()) / "scan")
     session = ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    feed = dict(zip(cm.input_names, [np.asarray(a) for a in data(n, np.random.default_rng(0))]))
+    feed = dict(zip(cm.input_names, [np.asarray(a) for a in data(n, np.random.default_rng(0))], strict=True))
     for _ in range(runs):
         session.run(None, feed)
     events = json.loads(Path(session.end_profiling()).read_text())

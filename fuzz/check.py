@@ -256,7 +256,7 @@ def _matches_python_evaluation(fgraph, cm, program, computed_in) -> bool:
 def _matches(cm, program, expected, computed_in) -> bool:
     """True when `cm` gives `expected` at every onnxruntime level."""
     for result in run_at_every_level(cm, *_copies(program.arrays)).values():
-        if isinstance(result, BaseException) or any(differences(a, e, computed_in) for a, e in zip(result, expected)):
+        if isinstance(result, BaseException) or any(differences(a, e, computed_in) for a, e in zip(result, expected, strict=True)):
             return False
     return True
 

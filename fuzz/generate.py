@@ -213,7 +213,7 @@ class Builder:
             if found is not None:
                 return found
         shape, ones = [], []
-        for n, s in zip(like.shape, like.static):
+        for n, s in zip(like.shape, like.static, strict=True):
             if s == 1:
                 m = self.choice((1, 1, 2, 3))
             else:
@@ -275,7 +275,7 @@ def _generate(seed: int, max_ops: int) -> Program:
     from pytensor.graph.traversal import ancestors
 
     needed = set(ancestors([t.var for t in outputs]))
-    used = [(t.var, a) for t, a in zip(b.inputs, b.arrays) if t.var in needed]
+    used = [(t.var, a) for t, a in zip(b.inputs, b.arrays, strict=True) if t.var in needed]
     return Program(
         seed, [v for v, _ in used], [t.var for t in outputs], [a for _, a in used], list(b.lines), list(b.ops),
         [t.name for t in outputs],

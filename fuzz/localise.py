@@ -109,10 +109,10 @@ def expand_composite(node):
     """The node's Composite as a graph of Elemwise ops over fresh inputs (its inner nodes, one by one)."""
     composite = node.op.scalar_op
     inputs = [v.type() for v in node.inputs]
-    env = dict(zip(composite.fgraph.inputs, inputs))
+    env = dict(zip(composite.fgraph.inputs, inputs, strict=True))
     for apply in composite.fgraph.toposort():
         args = [env[v] if v in env else pt.constant(np.asarray(v.data, dtype=v.type.dtype)) for v in apply.inputs]
-        env.update(zip(apply.outputs, Elemwise(apply.op)(*args, return_list=True)))
+        env.update(zip(apply.outputs, Elemwise(apply.op)(*args, return_list=True), strict=True))
     return FunctionGraph(inputs, [env[o] for o in composite.fgraph.outputs], clone=False)
 
 
@@ -133,11 +133,11 @@ def localise(fgraph, arrays, level: str, expected, inside: bool = False) -> tupl
         got = cm.with_session_options(session_options(level))(*arrays)
     except Exception as exc:
         return "mismatch", None, f"not localised: the graph with its intermediates as outputs fails: {type(exc).__name__}: {str(exc)[:200]}"
-    values = dict(zip(outs, got))
-    values.update((v, a) for v, a in zip(fgraph.inputs, arrays))
+    values = dict(zip(outs, got, strict=True))
+    values.update((v, a) for v, a in zip(fgraph.inputs, arrays, strict=True))
     computed_in = narrowest({v.dtype for v in cm.ir.inputs} | {o.dtype for n in cm.ir for o in n.outputs})
     still = False
-    for var, exp in zip(fgraph.outputs, expected):
+    for var, exp in zip(fgraph.outputs, expected, strict=True):
         if var in values and wrong_elements(np.asarray(values[var]), np.asarray(exp), computed_in).any():
             still = True
     if not still:
@@ -151,7 +151,7 @@ def localise(fgraph, arrays, level: str, expected, inside: bool = False) -> tupl
         except Exception:
             continue  # no Python implementation to judge by
         dtype = narrowest(node_dtypes(node) | {reference_precision([node]) or ""})
-        for out, ref in zip(node.outputs, reference):
+        for out, ref in zip(node.outputs, reference, strict=True):
             ort_value = np.asarray(values[out])
             if ort_value.dtype != ref.dtype or ort_value.shape != ref.shape:
                 bad = np.ones(ref.shape, bool) if ort_value.shape == ref.shape else None
@@ -209,14 +209,14 @@ def culprit(node, ins, ref, ort_value, bad, level) -> Culprit:
         fresh = [v if isinstance(v, Constant) else v.type() for v in node.inputs]
         single = node.op.make_node(*fresh)
         variables = [v for v in fresh if not isinstance(v, Constant)]
-        feed = [x for v, x in zip(fresh, ins) if not isinstance(v, Constant)]
+        feed = [x for v, x in zip(fresh, ins, strict=True) if not isinstance(v, Constant)]
         cm = ptonnx.compile(FunctionGraph(variables, single.outputs, clone=True))
         got = cm.with_session_options(session_options(level))(*feed)
-        exp = perform(single, [v.data if isinstance(v, Constant) else x for v, x in zip(fresh, ins)])
+        exp = perform(single, [v.data if isinstance(v, Constant) else x for v, x in zip(fresh, ins, strict=True)])
         dtype = narrowest(node_dtypes(node) | {reference_precision([node]) or ""})
         alone = any(
             g.dtype != e.dtype or g.shape != e.shape or wrong_elements(g, e, dtype, bound_of(node, ins, e.dtype.name) if e.dtype.kind == "f" else None).any()
-            for g, e in zip(map(np.asarray, got), exp)
+            for g, e in zip(map(np.asarray, got), exp, strict=True)
         )
         lines.append(f"one-node graph: {'reproduces' if alone else 'does NOT reproduce'} the difference")
         if alone:

@@ -51,7 +51,7 @@ def emit(b: Builder, expr: str, operands, shapes) -> list[Term]:
     names = [f"{base}_{i}" for i in range(len(shapes))]
     b.lines.append(f"{', '.join(names)} = {expr}")
     terms = []
-    for var, shape, name in zip(result, shapes, names):
+    for var, shape, name in zip(result, shapes, names, strict=True):
         var.name = name
         terms.append(Term(var, tuple(shape), name))
     b.pool.extend(terms)
@@ -195,7 +195,8 @@ def join(b: Builder):
     axis = int(b.rng.integers(0, x.ndim))
     parts = [x]
     for _ in range(int(b.rng.integers(1, 3))):
-        same = lambda t: t.ndim == x.ndim and all(n == m for a, (n, m) in enumerate(zip(t.shape, x.shape)) if a != axis)
+        def same(t):
+            return t.ndim == x.ndim and all(n == m for a, (n, m) in enumerate(zip(t.shape, x.shape, strict=True)) if a != axis)
         other = b.pick(same) if b.chance(0.4) else None
         if other is None:
             shape = list(x.shape)
@@ -218,7 +219,7 @@ def split(b: Builder):
     axis = int(b.rng.integers(0, x.ndim))
     n = int(b.rng.integers(2, 4))
     cuts = sorted(int(c) for c in b.rng.integers(0, x.shape[axis] + 1, n - 1))
-    sizes = [hi - lo for lo, hi in zip([0, *cuts], [*cuts, x.shape[axis]])]
+    sizes = [hi - lo for lo, hi in zip([0, *cuts], [*cuts, x.shape[axis]], strict=True)]
     shapes = [x.shape[:axis] + (s,) + x.shape[axis + 1:] for s in sizes]
     return "split", emit(b, f"pt.split({x.name}, {sizes}, n_splits={n}, axis={axis})", [x], shapes)
 

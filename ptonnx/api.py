@@ -251,7 +251,7 @@ def compiled_function_graph(function):
     updates = set(getattr(fgraph, "update_mapping", {}) or {})
     outputs = [o for i, o in enumerate(fgraph.outputs) if i not in updates]
     explicit = [i.variable for i in function.maker.inputs if not i.implicit]
-    inputs = [v for v, spec in zip(fgraph.inputs, function.maker.inputs) if spec.variable in explicit]
+    inputs = [v for v, spec in zip(fgraph.inputs, function.maker.inputs, strict=True) if spec.variable in explicit]
     return FunctionGraph(inputs, _freeze_shared(inputs, outputs), clone=True)
 
 

@@ -38,7 +38,7 @@ def test_fuzz_slice(shard):
 def test_a_seed_reproduces_its_graph():
     a, b = generate(7), generate(7)
     assert a.code() == b.code()
-    assert all(np.array_equal(x, y, equal_nan=x.dtype.kind == "f") for x, y in zip(a.arrays, b.arrays))
+    assert all(np.array_equal(x, y, equal_nan=x.dtype.kind == "f") for x, y in zip(a.arrays, b.arrays, strict=True))
     assert generate(8).code() != a.code()
 
 

@@ -38,7 +38,7 @@ class Builder:
                 shown = ", ".join(repr(v) for v in inputs)
                 raise TypeRuleError(f"{op}({shown}) {attrs or ''}: {exc}") from None
         names = list(names) if names is not None else [None] * len(out_types)
-        outputs = [Value(t, n) for t, n in zip(out_types, names)]
+        outputs = [Value(t, n) for t, n in zip(out_types, names, strict=True)]
         node = Node(op, inputs, outputs, attrs, source=self.source)
         if self._before is not None:
             self.graph.insert_before(self._before, node)

@@ -146,7 +146,7 @@ def _arith(fn: Callable[[int, int], int], identity: int | None = None, commutati
             a = a * len(b)
         if len(b) == 1:
             b = b * len(a)
-        return tuple(one(x, y) for x, y in zip(a, b)) if len(a) == len(b) else None
+        return tuple(one(x, y) for x, y in zip(a, b, strict=True)) if len(a) == len(b) else None
 
     return rule
 

@@ -73,7 +73,7 @@ def target_dtypes(node) -> dict[str, str]:
     """
     schema = get_schema(node.op)
     targets = schema.var_dtypes([v.type for v in node.inputs])
-    for var, out in zip(schema.vars_of_outputs(len(node.outputs)), node.outputs):
+    for var, out in zip(schema.vars_of_outputs(len(node.outputs)), node.outputs, strict=True):
         if var not in ALL_DTYPES:
             targets[var] = out.dtype
     for var in schema.vars_of_inputs(len(node.inputs)):
@@ -88,7 +88,7 @@ def mixed_inputs(node) -> list[tuple[int, str, str]]:
     targets = target_dtypes(node)
     return [
         (i, v.dtype, targets[var])
-        for i, (var, v) in enumerate(zip(schema.vars_of_inputs(len(node.inputs)), node.inputs))
+        for i, (var, v) in enumerate(zip(schema.vars_of_inputs(len(node.inputs)), node.inputs, strict=True))
         if v.dtype != targets[var]
     ]
 

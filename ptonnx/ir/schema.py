@@ -146,7 +146,7 @@ class OpSchema:
     def var_dtypes(self, input_types: Sequence[TensorType]) -> dict[str, str]:
         """The promoted dtype each type variable gets from the given inputs."""
         groups: dict[str, list[str]] = {}
-        for var, t in zip(self.vars_of_inputs(len(input_types)), input_types):
+        for var, t in zip(self.vars_of_inputs(len(input_types)), input_types, strict=True):
             groups.setdefault(var, []).append(t.dtype)
         return {var: promote(*dts) for var, dts in groups.items()}
 

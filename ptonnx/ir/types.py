@@ -80,7 +80,7 @@ class TensorType:
     def admits(self, other: TensorType) -> bool:
         """`other` is this type or a more specific one (a size where this has an unknown or named dim)."""
         return self.dtype == other.dtype and self.ndim == other.ndim and all(
-            not isinstance(d, int) or d == o for d, o in zip(self.shape, other.shape))
+            not isinstance(d, int) or d == o for d, o in zip(self.shape, other.shape, strict=True))
 
     @classmethod
     def of(cls, array: np.ndarray) -> TensorType:

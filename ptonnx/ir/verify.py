@@ -55,7 +55,7 @@ def verify(graph: Graph, *, unified: bool = False) -> None:
         actual = [o.type for o in node.outputs]
         # a declared type may know less than the rule now infers (an input folded to a constant
         # after the node was built): sound, only less precise. It must never claim more.
-        if len(expected) != len(actual) or not all(a.admits(e) for a, e in zip(actual, expected)):
+        if len(expected) != len(actual) or not all(a.admits(e) for a, e in zip(actual, expected, strict=True)):
             raise VerificationError(
                 f"{line}\n  output types {[str(t) for t in actual]} disagree with the type rule "
                 f"{[str(t) for t in expected]}"

@@ -97,7 +97,7 @@ def index(ctx, x: Value, entries: tuple, where) -> Value:
     unused = None
     if len(arrays) > 1:
         checked, unused = _broadcastable(ctx, [idx for _, idx in arrays], where)
-        arrays = [(a, idx) for (a, _), idx in zip(arrays, checked)]
+        arrays = [(a, idx) for (a, _), idx in zip(arrays, checked, strict=True)]
     flat = None
     for a, idx in arrays:
         size = ctx.dim(x, a)

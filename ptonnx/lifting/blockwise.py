@@ -24,7 +24,7 @@ def _batch_shape(ctx, batch_shapes: list[list[Value]]) -> list[Value]:
     from ptonnx.lifting.checks import check
 
     out = []
-    for sizes in zip(*batch_shapes):
+    for sizes in zip(*batch_shapes, strict=True):
         sized = [s for s in sizes if not (s.const is not None and s.const == 1)]
         if not sized:
             out.append(ctx.ints(1))
@@ -51,18 +51,18 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
     batch_ndim = node.outputs[0].type.ndim - len(op.outputs_sig[0])
     values = [ctx.value(v) for v in node.inputs]
     if batch_ndim == 0:  # no batch: the core op itself
-        for dummy, v in zip(core_node.inputs, values):
+        for dummy, v in zip(core_node.inputs, values, strict=True):
             ctx.values[dummy] = v
         lift_applies(ctx, [core_node])
-        return [ctx.cast(ctx.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs)]
+        return [ctx.cast(ctx.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs, strict=True)]
     padded = []
-    for v, c in zip(values, core_ndims):
+    for v, c in zip(values, core_ndims, strict=True):
         own = v.type.ndim - c
         padded.append([ctx.ints(1)] * (batch_ndim - own) + [ctx.dim(v, a) for a in range(own)])
     batch = _batch_shape(ctx, padded)
     count = ctx.product(batch)
     flat = []
-    for v, c in zip(values, core_ndims):
+    for v, c in zip(values, core_ndims, strict=True):
         core_shape = ctx.shape_of(v, v.type.ndim - c)
         full = ctx.op("Expand", v, ctx.op("Concat", ctx.pack(batch), core_shape, axis=0))
         flat.append(ctx.op("Reshape", full, ctx.op("Concat", ctx.pack([count]), core_shape, axis=0)))
@@ -70,15 +70,15 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
     body = LiftContext(f"{op.core_op}_batch_body".replace(" ", ""))
     trip = body.graph.add_input(TensorType("int64", ()), "trip")
     reads = [body.graph.add_input(f.type, f.name) for f in flat]
-    for dummy, read in zip(core_node.inputs, reads):
+    for dummy, read in zip(core_node.inputs, reads, strict=True):
         body.values[dummy] = body.op("Gather", read, trip, axis=0)
     lift_applies(body, [core_node])
-    results = [body.cast(body.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs)]
+    results = [body.cast(body.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs, strict=True)]
     body.graph.set_outputs([Value.constant(np.array(True)), *results])
     loop = ctx.builder.node("Loop", [count, Value.constant(np.array(True)), *flat],
                             dict(body=body.graph, n_carried=0, n_scan=len(results)))
     outs = []
-    for stacked, core_out in zip(loop.outputs, core_node.outputs):
+    for stacked, core_out in zip(loop.outputs, core_node.outputs, strict=True):
         core_shape = ctx.pack([ctx.ints(d) if d is not None else ctx.dim(stacked, 1 + k) for k, d in enumerate(core_out.type.shape)])
         outs.append(ctx.op("Reshape", stacked, ctx.op("Concat", ctx.pack(batch), core_shape, axis=0)))
     return outs

@@ -195,7 +195,7 @@ def _apply(ctx, ir_op: str, inputs: list[Value], out_dtype: str, name) -> Value:
         if promoted != out_dtype:
             inputs = [
                 ctx.cast(v, out_dtype) if var == out_var else v
-                for var, v in zip(schema.input_vars, inputs)
+                for var, v in zip(schema.input_vars, inputs, strict=True)
             ]
     value = ctx.op(ir_op, *inputs, name=name)
     if value.dtype != out_dtype:
@@ -290,7 +290,7 @@ def _lift_comparison(ctx, scalar_op, inputs, out_dtypes, names, where):
 @_special(ps.Composite)
 def _lift_composite(ctx, scalar_op, inputs, out_dtypes, names, where):
     results = lift_inner_graph(ctx, scalar_op, inputs, where)
-    for value, name in zip(results, names):
+    for value, name in zip(results, names, strict=True):
         if name and value.producer is not None and value.name is None:
             value.name = name
     return results
@@ -300,7 +300,7 @@ def lift_inner_graph(ctx, scalar_op, inputs: list[Value], where) -> list[Value]:
     """The outputs of the scalar graph of `scalar_op` (a Composite, a ScalarLoop's body)
     applied to `inputs`, its nodes lifted into `ctx`."""
     inner = scalar_op.fgraph
-    env = dict(zip(inner.inputs, inputs))
+    env = dict(zip(inner.inputs, inputs, strict=True))
 
     def get(var):
         if var in env:
@@ -319,7 +319,7 @@ def lift_inner_graph(ctx, scalar_op, inputs: list[Value], where) -> list[Value]:
             [None] * len(apply.outputs),
             where,
         )
-        env.update(zip(apply.outputs, outs))
+        env.update(zip(apply.outputs, outs, strict=True))
     return [get(o) for o in inner.outputs]
 
 

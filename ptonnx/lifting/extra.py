@@ -140,4 +140,4 @@ def lift_unique(ctx, node):
         ends = ctx.op("Concat", ctx.op("Slice", starts, ctx.ints([1]), ctx.ints([np.iinfo(np.int64).max]), ctx.ints([1]),
                                        axes=(0,)), ctx.pack([n]), axis=0)
         results.append(ctx.op("Sub", ends, starts))
-    return [ctx.cast(r, o.type.dtype) for r, o in zip(results, node.outputs)]
+    return [ctx.cast(r, o.type.dtype) for r, o in zip(results, node.outputs, strict=True)]

@@ -47,7 +47,7 @@ def _strip(value: Value, dtype: str) -> tuple[Value, list[Node], list[Node]]:
 
 def _same_layout(one: list[Node], other: list[Node]) -> bool:
     return len(one) == len(other) and all(
-        a.op == b.op and a.attrs == b.attrs and list(a.inputs[1:]) == list(b.inputs[1:]) for a, b in zip(one, other))
+        a.op == b.op and a.attrs == b.attrs and list(a.inputs[1:]) == list(b.inputs[1:]) for a, b in zip(one, other, strict=True))
 
 
 @node_rewriter("Mul")

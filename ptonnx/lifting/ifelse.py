@@ -18,7 +18,7 @@ def _branch(name: str, args: list[Value], picked: range, outs) -> object:
     body = LiftContext(name)
     inputs = [body.graph.add_input(v.type, v.name) for v in args]
     # a branch value PyTensor's IfElse accepts in a compatible dtype is cast to the output's
-    body.graph.set_outputs([body.cast(inputs[i], ir_type(o).dtype) for i, o in zip(picked, outs)])
+    body.graph.set_outputs([body.cast(inputs[i], ir_type(o).dtype) for i, o in zip(picked, outs, strict=True)])
     return body.graph
 
 

@@ -47,7 +47,7 @@ def lift_unravel_index(ctx, node):
     ok = ctx.op("ReduceAll", inside, axes=tuple(range(flat.type.ndim))) if flat.type.ndim else inside
     flat = check(ctx, flat, [ok], "UnravelIndex: an index is out of bounds for an array of size prod(dims)", ValueError)
     outs = []
-    for size, stride, var in zip(sizes, _strides(ctx, sizes, node.op.order), node.outputs):
+    for size, stride, var in zip(sizes, _strides(ctx, sizes, node.op.order), node.outputs, strict=True):
         value = ctx.op("Mod", ctx.op("IntDiv", flat, stride), size)
         outs.append(ctx.cast(value, var.type.dtype))
     return outs
@@ -59,7 +59,7 @@ def lift_ravel_multi_index(ctx, node):
     sizes = _sizes(ctx, dims_var, len(indices))
     mode = node.op.mode
     terms = []
-    for k, (index, size, stride) in enumerate(zip(indices, sizes, _strides(ctx, sizes, node.op.order))):
+    for k, (index, size, stride) in enumerate(zip(indices, sizes, _strides(ctx, sizes, node.op.order), strict=True)):
         i = ctx.cast(ctx.value(index), "int64")
         if mode == "wrap":
             i = ctx.op("Mod", i, size)  # Python's modulo: the sign of the size, as NumPy wraps

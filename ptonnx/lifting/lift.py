@@ -62,7 +62,7 @@ def lift_applies(ctx: LiftContext, applies) -> None:
         results = rule(ctx, apply)
         if len(results) != len(apply.outputs):
             raise LiftingError(f"lifting {apply.op} gave {len(results)} values for {len(apply.outputs)} outputs")
-        for var, value in zip(apply.outputs, results):
+        for var, value in zip(apply.outputs, results, strict=True):
             expected = ir_type(var)
             if value.dtype != expected.dtype or value.type.ndim != expected.ndim:
                 raise LiftingError(
@@ -79,7 +79,7 @@ def lift_op_from_graph(ctx: LiftContext, node):
     from pytensor.graph.fg import FunctionGraph
 
     inner = FunctionGraph(node.op.inner_inputs, node.op.inner_outputs, clone=True)
-    for var, outer in zip(inner.inputs, node.inputs):
+    for var, outer in zip(inner.inputs, node.inputs, strict=True):
         ctx.values[var] = ctx.value(outer)
     lift_applies(ctx, inner.toposort())
     return [ctx.value(v) for v in inner.outputs]

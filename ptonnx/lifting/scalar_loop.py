@@ -89,7 +89,7 @@ def _lift_scalar_loop(ctx, scalar_op, inputs, out_dtypes, names, where):
     """an IR `Loop` stepping every element at once; `Grad2F1Loop` too"""
     n_steps, *args = inputs
     n_state, is_while = len(scalar_op.outputs) - scalar_op.is_while, scalar_op.is_while
-    args = [ctx.cast(v, t.dtype) for v, t in zip(args, scalar_op.inputs_type)]
+    args = [ctx.cast(v, t.dtype) for v, t in zip(args, scalar_op.inputs_type, strict=True)]
     if not is_while:  # PyTensor raises for a for-loop with a negative count; a while loop skips
         at_least_zero = ctx.op("GreaterOrEqual", n_steps, Value.constant(np.zeros((), n_steps.dtype)))
         nonnegative = ctx.op("ReduceAll", at_least_zero, axes=tuple(range(n_steps.type.ndim)))
@@ -142,7 +142,7 @@ def _step_body(scalar_op, where, carried, steps, constants, n_state, is_while, p
         active = b.op("And", active, b.op("Not", done_in))
     if poisons:
         active = b.op("And", active, b.op("Not", stuck(state_in)))
-    new_state = [b.op("Where", active, new, old) for new, old in zip(outs, state_in)]
+    new_state = [b.op("Where", active, new, old) for new, old in zip(outs, state_in, strict=False)]  # a while loop's last output is its done flag
     results = list(new_state)
     following = b.op("Less", b.op("Add", trip, b.ints(1)), steps_in)
     going = None

@@ -96,7 +96,7 @@ class _Body:
 
     def read(self, outer: Value, name: str) -> Value:
         """A read-only outer value inside the body (one body input per outer value)."""
-        for o, v in zip(self.invariants, self._invariant_in):
+        for o, v in zip(self.invariants, self._invariant_in, strict=True):
             if o is outer:
                 return v
         v = Value(outer.type, name)
@@ -125,7 +125,7 @@ def lift_scan(ctx: LiftContext, node):
 
     # sequences: row `trip` of each (PyTensor gives each tap its own sliced sequence)
     seq_lengths = []
-    for k, (outer, inner) in enumerate(zip(p.seqs, p.in_seqs)):
+    for k, (outer, inner) in enumerate(zip(p.seqs, p.in_seqs, strict=True)):
         seq = ctx.value(outer)
         seq_lengths.append(ctx.op("GreaterOrEqual", ctx.dim(seq, 0), n_steps))
         b.values[inner] = _row(b, body.read(seq, _name(outer, f"seq{k}")), body.trip)
@@ -134,18 +134,18 @@ def lift_scan(ctx: LiftContext, node):
 
     # mit-mot: the whole buffer, read and written at (trip + tap - min(in taps)) mod size
     mm_carried = []
-    for k, (outer, ins, in_taps) in enumerate(zip(p.mit_mot, p.in_mit_mot, info.mit_mot_in_slices)):
+    for k, (outer, ins, in_taps) in enumerate(zip(p.mit_mot, p.in_mit_mot, info.mit_mot_in_slices, strict=True)):
         buf = body.carry(ctx.value(outer), _name(outer, f"mit_mot{k}"))
         size = b.dim(buf, 0)
         low = min(in_taps)
-        for var, tap in zip(ins, in_taps):
+        for var, tap in zip(ins, in_taps, strict=True):
             b.values[var] = _row(b, buf, b.op("Mod", _add(b, body.trip, b.ints(tap - low)), size))
         mm_carried.append((buf, size, low))
 
     # mit-sot and sit-sot: the window of the last L values (a sit-sot carries its value)
     windows = []
     for k, (outer, ins, taps) in enumerate(zip(p.mit_sot + p.sit_sot, p.in_mit_sot + [[v] for v in p.in_sit_sot],
-                                             list(info.mit_sot_in_slices) + list(info.sit_sot_in_slices))):
+                                             list(info.mit_sot_in_slices) + list(info.sit_sot_in_slices), strict=True)):
         buffer = ctx.value(outer)
         span = -min(taps)
         if list(taps) == [-1]:
@@ -153,17 +153,17 @@ def lift_scan(ctx: LiftContext, node):
             b.values[ins[0]] = state
         else:
             state = body.carry(_rows(ctx, buffer, ctx.ints(0), ctx.ints(span)), _name(outer, f"window{k}"))
-            for var, tap in zip(ins, taps):
+            for var, tap in zip(ins, taps, strict=True):
                 b.values[var] = _row(b, state, b.ints(span + tap))
         windows.append((buffer, state, span, list(taps) == [-1]))
 
     untraced = []
-    for k, (outer, inner) in enumerate(zip(p.untraced, p.in_untraced)):
+    for k, (outer, inner) in enumerate(zip(p.untraced, p.in_untraced, strict=True)):
         untraced.append(body.carry(ctx.value(outer), _name(outer, f"untraced{k}"), ir_type(inner)))
         b.values[inner] = untraced[-1]
     counter = body.carry(ctx.ints(0), "trips_done") if info.as_while else None
 
-    for k, (outer, inner) in enumerate(zip(p.non_seqs, p.in_non_seqs)):
+    for k, (outer, inner) in enumerate(zip(p.non_seqs, p.in_non_seqs, strict=True)):
         b.values[inner] = body.read(ctx.value(outer), _name(outer, f"non_seq{k}"))
 
     b.clients = op.fgraph.clients
@@ -175,29 +175,29 @@ def lift_scan(ctx: LiftContext, node):
     else:
         keep_going = Value.constant(np.array(True))
     new_carried = []
-    for (buf, size, low), outs, out_taps in zip(mm_carried, p.out_mit_mot, info.mit_mot_out_slices):
-        for var, tap in zip(outs, out_taps):
+    for (buf, size, low), outs, out_taps in zip(mm_carried, p.out_mit_mot, info.mit_mot_out_slices, strict=True):
+        for var, tap in zip(outs, out_taps, strict=True):
             at = b.op("Mod", _add(b, body.trip, b.ints(tap - low)), size)
             row = b.op("Unsqueeze", b.cast(b.value(var), buf.dtype), axes=(0,))
             buf_new = b.op("Concat", _rows(b, buf, b.ints(0), at), row,
                            _rows(b, buf, _add(b, at, b.ints(1)), size), axis=0)
             buf = buf_new
         new_carried.append(buf)
-    for (buffer, state, span, single), var in zip(windows, p.out_mit_sot + p.out_sit_sot):
+    for (buffer, state, span, single), var in zip(windows, p.out_mit_sot + p.out_sit_sot, strict=True):
         new = b.cast(b.value(var), state.dtype)
         if single:
             new_carried.append(new)
         else:
             last = _rows(b, state, b.ints(1), b.ints(span))
             new_carried.append(b.op("Concat", last, b.op("Unsqueeze", new, axes=(0,)), axis=0))
-    for state, var in zip(untraced, p.out_untraced):
+    for state, var in zip(untraced, p.out_untraced, strict=True):
         new_carried.append(b.cast(b.value(var), state.dtype))
     if counter is not None:
         new_carried.append(b.op("Add", body.trip, b.ints(1)))
 
     # what is stacked: a traced output whose buffer the window does not already hold
     stacked, plans = [], []
-    for (buffer, state, span, single), var, res in zip(windows, p.out_mit_sot + p.out_sit_sot, p.res_mit_sot + p.res_sit_sot):
+    for (buffer, state, span, single), var, res in zip(windows, p.out_mit_sot + p.out_sit_sot, p.res_mit_sot + p.res_sit_sot, strict=True):
         size = ctx.dim(buffer, 0)
         if not _used(ctx, res):
             plans.append(None)
@@ -207,7 +207,7 @@ def lift_scan(ctx: LiftContext, node):
             plans.append(("trace", len(stacked)))
             stacked.append(b.cast(b.value(var), state.dtype))
     nit_plans = []
-    for var, res in zip(p.out_nit_sot, p.res_nit_sot):
+    for var, res in zip(p.out_nit_sot, p.res_nit_sot, strict=True):
         if not _used(ctx, res):
             nit_plans.append(None)
             continue
@@ -226,7 +226,7 @@ def lift_scan(ctx: LiftContext, node):
 
     results = finals[: len(mm_carried)]
     finals = finals[len(mm_carried):]
-    for (buffer, state, span, single), final, plan, res in zip(windows, finals, plans, p.res_mit_sot + p.res_sit_sot):
+    for (buffer, state, span, single), final, plan, res in zip(windows, finals, plans, p.res_mit_sot + p.res_sit_sot, strict=False):  # finals goes on: the untraced values, the trip counter
         if plan is None:
             results.append(buffer)  # unread: any value of its type
         elif plan[0] == "window":
@@ -237,7 +237,7 @@ def lift_scan(ctx: LiftContext, node):
             whole = ctx.op("Concat", _rows(ctx, buffer, ctx.ints(0), ctx.ints(span)), rows, axis=0)
             results.append(_as_buffer(ctx, whole, ctx.dim(buffer, 0), span, trips, n_steps))
     finals = finals[len(windows):]
-    for plan, size_var in zip(nit_plans, p.nit_sizes):
+    for plan, size_var in zip(nit_plans, p.nit_sizes, strict=True):
         if plan is None:
             results.append(None)
             continue
@@ -245,7 +245,7 @@ def lift_scan(ctx: LiftContext, node):
         trace = traces[plan]
         results.append(trace if size is raw_steps else _as_buffer(ctx, trace, size, 0, trips, n_steps))
     results += finals[: len(untraced)]
-    return [r if r is not None else _unread(ctx, res) for r, res in zip(results, node.outputs)]
+    return [r if r is not None else _unread(ctx, res) for r, res in zip(results, node.outputs, strict=True)]
 
 
 def _used(ctx, var) -> bool:

@@ -33,7 +33,7 @@ def _all_true(ctx, value, name: str) -> str:
 def emit_check(ctx, node, inputs):
     x, *conds = inputs
     ok = None
-    for value, name in zip(node.inputs[1:], conds):
+    for value, name in zip(node.inputs[1:], conds, strict=True):
         this = _all_true(ctx, value, name)
         ok = this if ok is None else ctx.emit1("And", [ok, this])
     failed = ctx.emit1("Cast", [ctx.emit1("Not", [ok])], to=TensorProto.INT64)

@@ -49,9 +49,9 @@ def emit_loop(ctx, node, inputs):
     nodes, outs = lower_body(ctx, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out")
     return build_loop(
         ctx, nodes, body.name, trip, cond_in,
-        [_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried])],
+        [_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried], strict=True)],
         # per-trip values by rank only: no trip gives (0, 0, ...), as the type rule says
-        [_info(n, v, sizes=k <= n_carried) for k, (n, v) in enumerate(zip(outs, body.outputs))],
+        [_info(n, v, sizes=k <= n_carried) for k, (n, v) in enumerate(zip(outs, body.outputs, strict=True))],
         [trip_count, cond, *carried],
     )
 
@@ -65,7 +65,7 @@ def emit_if(ctx, node, inputs):
         body = node.attrs[key]
         nodes, outs = lower_body(ctx, body, args, out_hint=f"{key.split('_')[0]}_out")
         branches[key.replace("body", "branch")] = helper.make_graph(
-            nodes, ctx.unique(body.name), [], [_info(n, v) for n, v in zip(outs, body.outputs)]
+            nodes, ctx.unique(body.name), [], [_info(n, v) for n, v in zip(outs, body.outputs, strict=True)]
         )
     return ctx.emit("If", [cond], len(node.outputs), hint="if", **branches)
 

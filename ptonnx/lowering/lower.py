@@ -39,7 +39,7 @@ def _claim_output_names(ctx: LowerContext, graph: Graph, output_names) -> list[s
         raise LoweringError(f"{len(wanted)} output names given for the {len(graph.outputs)} outputs of graph {graph.name!r}")
     taken = {ctx.name_of(v) for v in graph.inputs}
     names: list[str] = []
-    for i, (v, want) in enumerate(zip(graph.outputs, wanted)):
+    for i, (v, want) in enumerate(zip(graph.outputs, wanted, strict=True)):
         want = want or f"output_{i}"
         if _is_input(v) and ctx.name_of(v) == want and want not in names:
             name = want  # the input itself is the output
@@ -57,7 +57,7 @@ def _name_outputs(ctx: LowerContext, graph: Graph, out_names: list[str], renames
     renames = dict(renames)
     outputs_renamed: set[str] = set()
     copies = []
-    for v, want in zip(graph.outputs, out_names):
+    for v, want in zip(graph.outputs, out_names, strict=True):
         have = ctx.name_of(v)
         if have == want:
             continue
@@ -121,7 +121,7 @@ def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
         if len(produced) != len(node.outputs):
             raise LoweringError(f"{format_node(node)}\n  its emitter gave {len(produced)} names for {len(node.outputs)} outputs")
         fresh = {o for n in ctx.nodes[start:] for o in n.output}
-        for v, n in zip(node.outputs, produced):
+        for v, n in zip(node.outputs, produced, strict=True):
             ctx.bind(v, n)
             if v.name and n in fresh and n not in readable:
                 readable[n] = ctx.unique(v.name)
@@ -136,7 +136,7 @@ def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint
     pays for each Identity on every trip of a loop."""
     check_lowerable(graph)
     body = ctx.child()
-    for v, n in zip(graph.inputs, input_names):
+    for v, n in zip(graph.inputs, input_names, strict=True):
         body.bind(v, n)
     body.rename(emit_nodes(body, graph))
     out_names: list[str] = []
@@ -168,7 +168,7 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
 
     out_names = _claim_output_names(ctx, graph, output_names)
     _name_outputs(ctx, graph, out_names, emit_nodes(ctx, graph))
-    outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names)]
+    outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names, strict=True)]
 
     read = _names_read(ctx.nodes)
     initializers = [(n, a) for n, a in ctx.initializers if n in read]  # an emitter may drop an optional input

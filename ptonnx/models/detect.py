@@ -17,7 +17,7 @@ from ptonnx.nn import conv2d
 def make_anchors(sizes, strides, offset: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """Anchor points (2, A) as (x + offset, y + offset), row-major per level, and their strides (A,)."""
     points, stride_per_point = [], []
-    for (h, w), s in zip(sizes, strides):
+    for (h, w), s in zip(sizes, strides, strict=True):
         sy, sx = np.meshgrid(np.arange(h, dtype=np.float32) + offset, np.arange(w, dtype=np.float32) + offset, indexing="ij")
         points.append(np.stack([sx.ravel(), sy.ravel()]))
         stride_per_point.append(np.full(h * w, s, dtype=np.float32))
@@ -46,7 +46,7 @@ def detect(feats, p, prefix: str, nc: int = 80, reg_max: int = 16, strides=(8, 1
     ch = [channels(f) for f in feats]
     c2, c3 = max(16, ch[0] // 4, reg_max * 4), max(ch[0], min(nc, 100))
     boxes, scores, sizes = [], [], []
-    for i, (x, ci) in enumerate(zip(feats, ch)):
+    for i, (x, ci) in enumerate(zip(feats, ch, strict=True)):
         b, (h, w) = reshape_batch(x), spatial(x)
         sizes.append((h, w))
         box = conv(conv(x, p, f"{prefix}.cv2.{i}.0", c2, 3), p, f"{prefix}.cv2.{i}.1", c2, 3)

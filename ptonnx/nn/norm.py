@@ -19,9 +19,9 @@ class BatchNorm(Op):
 
     def make_node(self, x, gamma, beta, mean, var):
         x = float_input(x, "batch_norm", (2, 3, 4, 5))
-        params = [param(p, x.type.dtype, 1, name, "batch_norm") for p, name in zip((gamma, beta, mean, var), ("gamma", "beta", "mean", "var"))]
+        params = [param(p, x.type.dtype, 1, name, "batch_norm") for p, name in zip((gamma, beta, mean, var), ("gamma", "beta", "mean", "var"), strict=True)]
         c = x.type.shape[1]
-        for p, name in zip(params, ("gamma", "beta", "mean", "var")):
+        for p, name in zip(params, ("gamma", "beta", "mean", "var"), strict=True):
             if c is not None and p.type.shape[0] is not None and p.type.shape[0] != c:
                 raise NNArgumentError(f"batch_norm: {name} has {p.type.shape[0]} entries for {c} channels of {x}")
         return Apply(self, [x, *params], [x.type()])

@@ -46,7 +46,7 @@ class ConstantFolding:
                 skipped["failed"] += 1
                 return None
             replaced = {}
-            for out, array in zip(node.outputs, results):
+            for out, array in zip(node.outputs, results, strict=True):
                 array = array.astype(out.dtype, copy=False)
                 if not out.type.admits(TensorType.of(array)):
                     raise PassError(

@@ -28,7 +28,7 @@ def _hoistable(node: Node, invariant: set[Value]) -> bool:
 def hoist(graph: Graph, loop: Node) -> int:
     """Move the invariant nodes of `loop`'s body before `loop`; returns how many moved."""
     body, n_carried = loop.attrs["body"], loop.attrs["n_carried"]
-    outer_of = dict(zip(body.inputs[1 + n_carried:], loop.inputs[2 + n_carried:]))
+    outer_of = dict(zip(body.inputs[1 + n_carried:], loop.inputs[2 + n_carried:], strict=True))
     invariant = set(outer_of)
     moved = 0
     for node in list(body):
@@ -37,7 +37,7 @@ def hoist(graph: Graph, loop: Node) -> int:
         outputs = [Value(o.type, o.name) for o in node.outputs]
         outer_inputs = [v if v.const is not None else outer_of[v] for v in node.inputs]
         graph.insert_before(loop, Node(node.op, outer_inputs, outputs, node.attrs, node.name, node.source))
-        for inner, outer in zip(node.outputs, outputs):
+        for inner, outer in zip(node.outputs, outputs, strict=True):
             if inner.num_uses:
                 read = Value(inner.type, inner.name)
                 body.inputs.append(read)

@@ -117,7 +117,7 @@ class Report:
             details = ", ".join(f"{k}={v}" for k, v in r.details.items())
             rows.append((r.name, f"{r.seconds * 1e3:.2f}", str(r.nodes_before), str(r.nodes_after), str(r.rewrites), details))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
         if self.decomposed:
             lines.append("decomposed: " + ", ".join(f"{op} x{n}" for op, n in sorted(self.decomposed.items())))

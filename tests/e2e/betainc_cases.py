@@ -53,7 +53,7 @@ def _exact_near_the_ends(values, expected):
     out = expected.copy()
     with np.errstate(invalid="ignore"):
         ends = ((x > 0) & (x < 1e-300)) | ((x > 1 - 1e-9) & (x < 1))
-    for i in zip(*np.nonzero(ends)):
+    for i in zip(*np.nonzero(ends), strict=True):
         a, b = ab[i]
         if 0 < a < np.inf and 0 < b < np.inf:
             with mpmath.workdps(40):

@@ -68,7 +68,8 @@ def reference(a: float, b: float, y: float, start: float) -> tuple[mpmath.mpf, m
 
 def triples(rng, n=40):
     """(label, a, b, y) samples over the domain."""
-    lu = lambda lo, hi: 10 ** rng.uniform(lo, hi, n)
+    def lu(lo, hi):
+        return 10 ** rng.uniform(lo, hi, n)
     yield "typical", lu(-2, 2), lu(-2, 2), rng.uniform(0, 1, n)
     yield "small and large", lu(-6, 6), lu(-6, 6), rng.uniform(0, 1, n)
     yield "tiny y", lu(-2, 3), lu(-2, 3), lu(-300, -5)
@@ -80,7 +81,7 @@ def triples(rng, n=40):
 def errors(got: np.ndarray, a, b, y) -> tuple[np.ndarray, np.ndarray]:
     """(relative error of x, error relative to min(x, 1 - x) beyond an ulp of x) per element."""
     rel, side = np.zeros(len(got)), np.zeros(len(got))
-    for i, (g, ai, bi, yi) in enumerate(zip(got, a, b, y)):
+    for i, (g, ai, bi, yi) in enumerate(zip(got, a, b, y, strict=True)):
         x, z = reference(ai, bi, yi, g)
         exact = float(x)
         if g == exact:
@@ -126,7 +127,7 @@ def departure(values, expected):
         out = scipy.special.betaincinv(ab[..., 0], ab[..., 1], y)
         low = ((out <= 2.3e-308) | (y < 1e-200) | (ab[..., 1] < 1e-290)) & (y > 0) & (y < 1) & (ab[..., 0] > 0) & (ab[..., 1] > 0) & (ab[..., 0] < np.inf) & (ab[..., 1] < np.inf)
     for i in zip(*np.nonzero(low | (np.isnan(out) & (ab[..., 0] > 0) & (ab[..., 1] > 0) & (ab[..., 0] < np.inf)
-                                   & (ab[..., 1] < np.inf) & (y > 0) & (y < 1)))):
+                                   & (ab[..., 1] < np.inf) & (y > 0) & (y < 1))), strict=True):
         if ab[i][1] < 1e-290 and y[i] > 1e-280:  # 1 - x ~ exp(-y / (b B(a, b))) underflows: x = 1
             out[i] = 1.0
         else:

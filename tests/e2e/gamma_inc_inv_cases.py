@@ -139,7 +139,7 @@ def departure(op: str):
             regular = (a > 0) & (a < np.inf) & (y > 0) & (y < 1)
             untrusted = regular & ((a < SCIPY_TRUSTED_A[0]) | (a >= SCIPY_TRUSTED_A[1]) | (target < SCIPY_TRUSTED_TARGET))
             out = np.where(~regular & ~((y == 0) | (y == 1)) | (a == 0) & (y > 0) & (y < 1), np.nan, out)
-        for i in zip(*np.nonzero(untrusted)):
+        for i in zip(*np.nonzero(untrusted), strict=True):
             start = out[i] if 0 < out[i] < np.inf else max(a[i], 1e-300)
             out[i] = reference(a[i], y[i], of_p, start)
         return out.astype(expected.dtype)

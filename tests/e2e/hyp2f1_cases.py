@@ -32,7 +32,8 @@ def refused(a, b, c, z):
     """Where ptonnx gives NaN by design and SciPy a number (SciPy's inf for z > 1 included): outside
     polynomials z > 1, z < -19, 0.95 < z < 1, infinite z; c = a or b = -n of a polynomial of degree n."""
     with np.errstate(invalid="ignore"):
-        integer = lambda v: (v <= 0) & (np.floor(v) == v)
+        def integer(v):
+            return (v <= 0) & (np.floor(v) == v)
         poly = integer(a) | integer(b)
         degree = np.minimum(np.where(integer(a), -a, np.inf), np.where(integer(b), -b, np.inf))
         outside = (z > 1) | (z < PFAFF_DOWN_TO) | ((z > SERIES_UP_TO) & (z < 1))
@@ -63,7 +64,7 @@ def departure(values, expected):
         import mpmath
 
         abc_z = np.broadcast_arrays(a, b, c, z)
-        exact = [float(mpmath.hyp2f1(*(float(v[i]) for v in abc_z))) for i in zip(*np.nonzero(overflowed))]
+        exact = [float(mpmath.hyp2f1(*(float(v[i]) for v in abc_z))) for i in zip(*np.nonzero(overflowed), strict=True)]
         result = np.array(result)
         result[overflowed] = np.array(exact, dtype=result.dtype)
     return result

@@ -30,7 +30,7 @@ def _run(build, *arrays):
 
 def _mp(fn, *arrays) -> np.ndarray:
     with mpmath.workprec(120):
-        return np.array([float(fn(*(mpmath.mpf(float(a)) for a in args))) for args in zip(*arrays)])
+        return np.array([float(fn(*(mpmath.mpf(float(a)) for a in args))) for args in zip(*arrays, strict=True)])
 
 
 def _relative(got, exact):
@@ -119,7 +119,7 @@ def test_ive_negative_non_integer_orders_absolute_near_the_zeros():
         with mpmath.workprec(120):
             zero = float(mpmath.findroot(lambda t, v=v: mpmath.besseli(-v, t), 0.5 if v < 5 else v / 2))
         rows += [(-v, zero + k * 1e3 * np.spacing(zero)) for k in range(-5, 6)]
-    orders, x = (np.array(c) for c in zip(*rows))
+    orders, x = (np.array(c) for c in zip(*rows, strict=True))
     exact = _mp(lambda v, t: mpmath.besseli(v, t) * mpmath.exp(-t), orders, x)
     scale = _mp(lambda v, t: mpmath.besseli(-v, t) * mpmath.exp(-t), orders, x)
     for got in _run(pt.ive, orders, x):
@@ -141,13 +141,13 @@ LARGE_NEGATIVE_ORDERS = [
 def test_ive_large_negative_non_integer_orders():
     """Within 4 ulp per unit of |ln Kve(-v, x)| + 2x (the rounding of the exponent of K_v e^-x), inf
     exactly where the result overflows (ptonnx.accuracy's note on Ive)."""
-    orders, x = (np.array(c) for c in zip(*LARGE_NEGATIVE_ORDERS))
+    orders, x = (np.array(c) for c in zip(*LARGE_NEGATIVE_ORDERS, strict=True))
     exact = bessel_reference.exact("Ive", orders.astype(np.longdouble), x.astype(np.longdouble))
     kve = bessel_reference.exact("Kve", -orders.astype(np.longdouble), x.astype(np.longdouble))
     allowed = 4 * (np.abs(np.log(kve)).astype(np.float64) + 2 * x) + 64
     for got in _run(pt.ive, orders, x):
         ulps, _ = errors(got, exact, "float64")
-        assert np.isfinite(ulps).all() and (ulps <= allowed).all(), [(o, t, g, float(e)) for o, t, g, e, u, m in zip(orders, x, got, exact, ulps, allowed) if not u <= m or np.isinf(u)]
+        assert np.isfinite(ulps).all() and (ulps <= allowed).all(), [(o, t, g, float(e)) for o, t, g, e, u, m in zip(orders, x, got, exact, ulps, allowed, strict=True) if not u <= m or np.isinf(u)]
 
 
 #: where Debye's exponent v eta - x cancels in mpmath at 100 bits (the audit's old reference was wrong)

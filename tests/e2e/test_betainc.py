@@ -34,7 +34,8 @@ def _fraction(a: float, b: float, x: float, digits: int) -> float:
 
 
 def _triples(rng, n=60):
-    log_uniform = lambda lo, hi: 10 ** rng.uniform(lo, hi, n)
+    def log_uniform(lo, hi):
+        return 10 ** rng.uniform(lo, hi, n)
     a, b = log_uniform(-3, 2), log_uniform(-3, 2)
     yield "typical", a, b, rng.uniform(0, 1, n)
     yield "tiny and huge", log_uniform(-300, 7), log_uniform(-300, 7), rng.uniform(0, 1, n)
@@ -59,7 +60,7 @@ def betainc_model():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_float64_within_bound_of_mpmath(betainc_model, seed):
     for label, a, b, x in _triples(np.random.default_rng(seed)):
-        exact = np.array([_reference(*t) for t in zip(a, b, x)])
+        exact = np.array([_reference(*t) for t in zip(a, b, x, strict=True)])
         for level, (got,) in run_at_every_level(betainc_model, a, b, x).items():
             with np.errstate(all="ignore"):
                 err = np.where(got == exact, 0.0, np.abs(got - exact) / np.abs(exact))
@@ -116,5 +117,5 @@ def test_pymc_logcdfs():
     args = [3.5, 0.2, 1.7, np.array([-30.0, -1.0, 0.0, 0.5, 4.0, 100.0]), 0.7, 2.5,
             np.array([1e-6, 0.1, 0.5, 0.9, 1 - 1e-9])]
     for level, got in run_at_every_level(cm, *args).items():
-        for g, e in zip(got, fn(*args)):
+        for g, e in zip(got, fn(*args), strict=True):
             np.testing.assert_allclose(g, e, rtol=1e-11, err_msg=level)

@@ -43,7 +43,7 @@ def test_float64_within_bound_of_mpmath(model):
 def test_ends_of_the_range(model):
     ps = (1e-300, 1e-3, 0.5, 7.0, 1e4)
     ys = (5e-324, 1e-300, 1e-10, 0.3, 0.7, 1 - 1e-10, 1 - 2**-53)
-    a, b, y = (np.array(v) for v in zip(*itertools.product(ps, ps, ys)))
+    a, b, y = (np.array(v) for v in zip(*itertools.product(ps, ps, ys), strict=True))
     _check(model, "ends", a, b, y)
 
 

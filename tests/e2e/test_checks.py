@@ -32,7 +32,7 @@ def test_specify_shape_checks_the_sizes_it_is_given(data):
     x, static = data.draw(arrays(min_ndim=1, max_ndim=3))
     wanted = tuple(data.draw(st.sampled_from([None, d, d + 1, max(d - 1, 0)])) for d in x.shape)
     v = pt.tensor("x", dtype=x.dtype.name, shape=tuple(s if s is None or w is None or s == w else None
-                                                        for s, w in zip(static, wanted)))
+                                                        for s, w in zip(static, wanted, strict=True)))
     check_like_pytensor([v], [pt.specify_shape(v, wanted)], [x])
 
 
@@ -59,9 +59,9 @@ def test_alloc_broadcasts_only_dims_of_static_size_one(data):
     v = pt.tensor("x", dtype=x.dtype.name, shape=static)
     n, given_sizes = pt.lscalar("n"), pt.lvector("sizes")
     # a size that contradicts a static dim is refused by PyTensor when the graph is built: give it at run time
-    dims = [pt.as_tensor(s, dtype="int64") if d in (None, s) else given_sizes[i] for i, (s, d) in enumerate(zip(sizes, static))]
+    dims = [pt.as_tensor(s, dtype="int64") if d in (None, s) else given_sizes[i] for i, (s, d) in enumerate(zip(sizes, static, strict=True))]
     out = pt.alloc(v, n, *dims)
-    used = any(d is not None and d != s for s, d in zip(sizes, static))
+    used = any(d is not None and d != s for s, d in zip(sizes, static, strict=True))
     check_like_pytensor([v, n, given_sizes][: 3 if used else 2], [out], [x, np.array(lead), np.array(sizes, dtype=np.int64)][: 3 if used else 2])
 
 

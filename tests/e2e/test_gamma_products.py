@@ -33,7 +33,7 @@ POINTS = {
 
 
 def _check(op: str, build):
-    k, x = (np.array(v) for v in zip(*POINTS[op]))
+    k, x = (np.array(v) for v in zip(*POINTS[op], strict=True))
     kv, xv = pt.dvector("k"), pt.dvector("x")
     cm = ptonnx.compile_function([kv, xv], [build(kv, xv)])
     exact = np.array([_exact(op, *p) for p in POINTS[op]])

@@ -19,7 +19,8 @@ BOUND = 5e-13
 
 def _pairs(rng, n=24):
     """(label, a, y) groups over the domain."""
-    lu = lambda lo, hi: 10.0 ** rng.uniform(lo, hi, n)
+    def lu(lo, hi):
+        return 10.0 ** rng.uniform(lo, hi, n)
     yield "typical", lu(-2, 2), rng.uniform(0, 1, n)
     yield "wide a", lu(-8, 8), rng.uniform(0, 1, n)
     yield "tiny y", lu(-3, 4), lu(-300, -3)
@@ -41,8 +42,8 @@ def test_x_is_within_the_bound_of_mpmath(compiled, group):
     label, a, y = list(_pairs(np.random.default_rng(group)))[group]
     for level, (p, q) in run_at_every_level(compiled, a, y).items():
         for name, x, of_p in (("GammaIncInv", p, True), ("GammaIncCInv", q, False)):
-            assert not np.isnan(x).any(), f"{name} {label} at {level}: NaN at {list(zip(a[np.isnan(x)], y[np.isnan(x)]))}"
-            for ai, yi, xi in zip(a, y, x):
+            assert not np.isnan(x).any(), f"{name} {label} at {level}: NaN at {list(zip(a[np.isnan(x)], y[np.isnan(x)], strict=True))}"
+            for ai, yi, xi in zip(a, y, x, strict=True):
                 if xi == 0:
                     assert rounds_to_zero(ai, yi, of_p), f"{name}({ai!r}, {yi!r}) = 0 at {level}, but x is not below 2**-1075"
                     continue

@@ -23,7 +23,8 @@ def _reference(a, b, c, z) -> float:
 
 
 def _quadruples(rng, n=40):
-    u = lambda lo, hi: rng.uniform(lo, hi, n)
+    def u(lo, hi):
+        return rng.uniform(lo, hi, n)
     yield "small parameters, |z| < 1", u(-5, 5), u(-5, 5), u(-5, 5), u(-1, 1)
     yield "positive, z up to 0.95", u(0, 10), u(0, 10), u(0, 10), u(0, 0.95)
     yield "Pfaff, z down to -19", u(-20, 20), u(-20, 20), u(-20, 20), u(-19, 0)
@@ -43,7 +44,7 @@ def hyp2f1_model():
 def test_float64_within_bound_of_mpmath(hyp2f1_model):
     answered = 0
     for label, *args in _quadruples(np.random.default_rng(0)):
-        exact = np.array([_reference(*q) for q in zip(*args)])
+        exact = np.array([_reference(*q) for q in zip(*args, strict=True)])
         for level, (got,) in run_at_every_level(hyp2f1_model, *args).items():
             with np.errstate(all="ignore"):
                 err = np.where(np.isnan(got) | (got == exact), 0.0, np.abs(got - exact) / np.abs(exact))

@@ -205,7 +205,7 @@ def op_inputs(draw, case: Case):
             items.append(("literal", value, None))
             continue
         mask = draw(st.lists(st.booleans(), min_size=ndim, max_size=ndim)) if n > 1 else [False] * ndim
-        shape = tuple(1 if m else d for m, d in zip(mask, base))
+        shape = tuple(1 if m else d for m, d in zip(mask, base, strict=True))
         if case.kind == "layout" and ndim:
             shape = tuple(1 if draw(st.booleans()) else d for d in shape)
         array = draw(hnp.arrays(dtype, shape, elements=_elements(dtype, domain)))

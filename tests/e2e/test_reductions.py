@@ -45,7 +45,7 @@ def order_free(op: str, x: np.ndarray, axes, keepdims: bool):
         sliced = _slices(x.astype(acc), axes)
         rows = sliced.reshape(expected.size, sliced.shape[-1])
         eps = np.finfo(expected.dtype).eps
-        for a, e, row in zip(actual.ravel(), expected.ravel(), rows):
+        for a, e, row in zip(actual.ravel(), expected.ravel(), rows, strict=True):
             n = max(len(row), 1)
             if np.isnan(e):
                 assert np.isnan(a), f"{context}: {a} for NaN; terms {row}"

@@ -100,7 +100,7 @@ def _nested_reference(x, c):
     of a loop inside a loop's body is wrong: it gives 0.5, 0.5, 0, 0.5 here; its C code
     gives these numbers.)"""
     out = []
-    for acc, cc in zip(x, c):
+    for acc, cc in zip(x, c, strict=True):
         for _ in range(4):
             for _ in range(50):
                 acc = acc * cc + 1
@@ -212,11 +212,11 @@ def test_pytensor_gradient_loops_of_betainc_are_exact():
     reference here is the exact derivative."""
     a, b, x = pt.dvector("a"), pt.dvector("b"), pt.dvector("x")
     grads = pt.grad(pt.betainc(a, b, x).sum(), [a, b])
-    values = [np.array(column) for column in zip(*BETA_GRAD_POINTS)]
+    values = [np.array(column) for column in zip(*BETA_GRAD_POINTS, strict=True)]
     exact = _betainc_derivatives(BETA_GRAD_POINTS)
     cm = ptonnx.compile_function([a, b, x], grads)
     for level, actual in run_at_every_level(cm, *values).items():
-        for got, want in zip(actual, exact):
+        for got, want in zip(actual, exact, strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=level)
 
 
@@ -225,7 +225,7 @@ def test_betainc_gradient_loops_at_the_edges():
     a, b, x = pt.dvector("a"), pt.dvector("b"), pt.dvector("x")
     grads = pt.grad(pt.betainc(a, b, x).sum(), [a, b])
     points = [(3.0, 3.0, 0.0), (3.0, 3.0, 1.0), (2.0, 2.0, np.nan), (-1.0, 2.0, 0.5), (2.0, 0.0, 0.5), (2.0, 2.0, 1.5)]
-    check_like_pytensor([a, b, x], grads, [np.array(column) for column in zip(*points)])
+    check_like_pytensor([a, b, x], grads, [np.array(column) for column in zip(*points, strict=True)])
 
 
 def _series_until_small():

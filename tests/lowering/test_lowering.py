@@ -16,7 +16,7 @@ def run(model, *arrays):
     onnx.checker.check_model(model, full_check=True)
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     names = [i.name for i in model.graph.input]
-    return sess.run(None, dict(zip(names, arrays)))
+    return sess.run(None, dict(zip(names, arrays, strict=True)))
 
 
 def test_model_header_is_opset_18_with_a_runtime_ir_version():
@@ -71,7 +71,7 @@ def test_outputs_that_are_inputs_constants_or_repeated_get_identities():
     assert len(set(names)) == 4 and names[0] == "y"
     arr = np.float32([1, 2])
     got = run(model, arr)
-    for a, e in zip(got, [-arr, arr, [5, 6], -arr]):
+    for a, e in zip(got, [-arr, arr, [5, 6], -arr], strict=True):
         np.testing.assert_array_equal(a, e)
 
 

@@ -37,7 +37,7 @@ def test_erfinv_starts_gauss_legendre_rule_and_cot_derivative_table():
     (centre, half), coefficients = exact.erfinv_small_start()
     assert (centre, half) == erfinv.ERFINV_SMALL[:2]
     np.testing.assert_allclose(erfinv.ERFINV_SMALL[2], coefficients, rtol=1e-9, atol=1e-15)
-    for (centre, half, stored), ((c, h), fitted) in zip(erfinv.ERFCINV_TAIL, exact.erfcinv_tail_start()):
+    for (centre, half, stored), ((c, h), fitted) in zip(erfinv.ERFCINV_TAIL, exact.erfcinv_tail_start(), strict=True):
         assert (centre, half) == (c, h)
         np.testing.assert_allclose(stored, fitted, rtol=1e-9, atol=1e-15)
     assert (owens_t.NODES, owens_t.WEIGHTS) == exact.gauss_legendre()

@@ -101,7 +101,7 @@ class Ref:
     def Detect(self, feats, p="model.23", strides=(8, 16, 32)):
         w = self.w
         boxes, scores, anchors, stride_row = [], [], [], []
-        for i, (x, s) in enumerate(zip(feats, strides)):
+        for i, (x, s) in enumerate(zip(feats, strides, strict=True)):
             bsz, ci, h, wd = x.shape
             bx = self.Conv(self.Conv(x, f"{p}.cv2.{i}.0", 3), f"{p}.cv2.{i}.1", 3)
             boxes.append(conv(bx, w[f"{p}.cv2.{i}.2.weight"], w[f"{p}.cv2.{i}.2.bias"]).reshape(bsz, 64, -1))

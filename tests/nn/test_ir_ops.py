@@ -25,7 +25,7 @@ def run_onnx(graph, *arrays):
     model = ptonnx.lower(graph)
     onnx.checker.check_model(model, full_check=True)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, {i.name: a for i, a in zip(model.graph.input, arrays)})
+    return session.run(None, {i.name: a for i, a in zip(model.graph.input, arrays, strict=True)})
 
 
 def single_op_graph(op, input_types, attrs, consts=()):

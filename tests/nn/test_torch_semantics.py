@@ -42,7 +42,7 @@ def test_conv2d_like_torch(p):
 def test_pools_like_torch(p):
     x = rng.standard_normal(p["x_shape"]).astype(np.float32)
     pad = p["padding"][:2]  # torch pads symmetrically
-    assume(all(n + 2 * q >= k for n, q, k in zip(p["x_shape"][2:], pad, p["kernel"])))
+    assume(all(n + 2 * q >= k for n, q, k in zip(p["x_shape"][2:], pad, p["kernel"], strict=True)))
     kw = dict(kernel_size=p["kernel"], stride=p["stride"], padding=pad, ceil_mode=p["ceil_mode"])
     expected = F.max_pool2d(torch.from_numpy(x), **kw).numpy()
     np.testing.assert_allclose(run(lambda t: nn.max_pool2d(t, p["kernel"], p["stride"], pad, p["ceil_mode"]), x), expected, **TOL)
@@ -66,8 +66,8 @@ def test_resize_like_torch(hw, kwargs, mode):
         # Whatever the scale, PyTorch copies an axis whose size is unchanged, and its nearest
         # mode maps one that doubles with x // 2; ptonnx (like ONNX) applies the scale's formula.
         outs = [int(n * kwargs["scale_factor"]) for n in hw]
-        assume(all(o != n for o, n in zip(outs, hw)))
-        assume(mode != "nearest" or all(o != 2 * n for o, n in zip(outs, hw)))
+        assume(all(o != n for o, n in zip(outs, hw, strict=True)))
+        assume(mode != "nearest" or all(o != 2 * n for o, n in zip(outs, hw, strict=True)))
     x = rng.standard_normal((1, 2, *hw)).astype(np.float32)
     extra = {} if mode == "nearest" else {"align_corners": align}
     try:

@@ -29,7 +29,7 @@ def conv_graph(
     stats = [
         rng.uniform(0.5, 1.5, c_out), rng.normal(0, 0.1, c_out), rng.normal(0, 0.1, c_out), rng.uniform(0.5, 2, c_out),
     ]
-    stat_values = [Value.constant(s.astype(dtype), n) for s, n in zip(stats, ("gamma", "beta", "mean", "var"))]
+    stat_values = [Value.constant(s.astype(dtype), n) for s, n in zip(stats, ("gamma", "beta", "mean", "var"), strict=True)]
     if not const_stats:
         stat_values[3] = g.add_input(TensorType(dtype, (c_out,)), "var")
     bld = Builder(g)

@@ -59,7 +59,7 @@ def test_hoisting_moves_the_invariant_exp_out_and_keeps_the_numbers():
     assert "Exp" not in loop.attrs["body"].op_counts() and g.op_counts()["Exp"] == 1
     assert len(loop.attrs["body"].inputs) == 3  # trip, x, exp(w): w itself is no longer read
     after = interpret(g, *args)
-    for a, b in zip(after, before):
+    for a, b in zip(after, before, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -111,5 +111,5 @@ def test_sinking_moves_single_branch_nodes_into_their_branch(cond):
     (node,) = [n for n in g if n.op == "If"]
     assert node.attrs["then_body"].op_counts().get("Log") == 1 and node.attrs["else_body"].op_counts().get("Exp") == 1
     assert "Neg" in g.op_counts() and "Log" not in g.op_counts() and "Exp" not in g.op_counts()  # Neg is read outside too
-    for a, b in zip(interpret(g, *args), before):
+    for a, b in zip(interpret(g, *args), before, strict=True):
         np.testing.assert_array_equal(a, b)

@@ -28,19 +28,14 @@ import sys
 import warnings
 
 import numpy as np
-import pytest
-
-pm = pytest.importorskip("pymc")
-
 import onnx
 import onnxruntime as ort
 import pytensor
 import pytensor.tensor as pt
-from pymc.logprob.utils import ParameterValueError
+import pytest
 from pytensor.compile.mode import Mode
 
 import ptonnx
-import ptonnx.pymc
 from ptonnx.errors import CheckFailedError, SignatureError
 from tests.conftest import (
     ORT_LEVELS,
@@ -49,7 +44,14 @@ from tests.conftest import (
     check_like_pytensor,
     session_options,
 )
-from tests.pymc import models
+
+pm = pytest.importorskip("pymc")
+
+# these import PyMC: after the skip above
+from pymc.logprob.utils import ParameterValueError  # noqa: E402
+
+import ptonnx.pymc  # noqa: E402
+from tests.pymc import models  # noqa: E402
 
 RTOL = 1e-10
 ATOL = 1e-12
@@ -140,7 +142,7 @@ def test_export_logp(name, tmp_path):
     assert_no_miscompiled_pattern(loaded)
     for level in ORT_LEVELS:
         session = ort.InferenceSession(str(path), session_options(level), providers=["CPUExecutionProvider"])
-        for k, (point, (logp_expected, dlogp_expected)) in enumerate(zip(pts, expected)):
+        for k, (point, (logp_expected, dlogp_expected)) in enumerate(zip(pts, expected, strict=True)):
             logp, *grads = session.run(None, {v.name: point[v.name] for v in model.value_vars})
             close(logp, logp_expected, f"{name} logp at point {k}, {level}")
             close(flat_grads(grads), dlogp_expected, f"{name} dlogp at point {k}, {level}")

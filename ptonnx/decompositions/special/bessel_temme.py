@@ -72,7 +72,7 @@ def _temme(mu: Ex, x: Ex) -> tuple[Ex, Ex]:
 
 def _trapezoid(mu: Ex, x: Ex) -> tuple[Ex, Ex]:
     k0 = k1 = x.const(0.5)
-    for t, cosh_m1 in zip(NODES, COSH_M1):
+    for t, cosh_m1 in zip(NODES, COSH_M1, strict=True):
         weight = exp(x * -cosh_m1)
         e = exp(mu * t)
         cosh, sinh = (e + 1.0 / e) * 0.5, (e - 1.0 / e) * 0.5
@@ -98,4 +98,4 @@ def kve_pair(mu: Ex, x: Ex) -> tuple[Ex, Ex]:
     """(exp(x) K_mu(x), exp(x) K_{mu+1}(x)) for |mu| <= 1/2, x >= 0."""
     pairs = (_temme(mu, x), _trapezoid(mu, x), _hankel(mu, x))
     near, middle = x <= SERIES_UP_TO, x <= TRAPEZOID_UP_TO
-    return tuple(where(near, a, where(middle, b, c)) for a, b, c in zip(*pairs))
+    return tuple(where(near, a, where(middle, b, c)) for a, b, c in zip(*pairs, strict=True))

@@ -147,9 +147,9 @@ def exact_lambda(p: Ex, q: Ex, u: Ex) -> Ex:
     e1 = (p - (s - bv)) + (q - bv)  # p + q = s + e1 exactly
     h = s * u
     (sh, sl), (uh, ul) = _split(s), _split(u)
-    l = ((sh * uh - h) + sh * ul + sl * uh) + sl * ul  # s u = h + l exactly
+    lo = ((sh * uh - h) + sh * ul + sl * uh) + sl * ul  # s u = h + lo exactly
     plain = p - h
-    corrected = (plain - l) - e1 * u
+    corrected = (plain - lo) - e1 * u
     return where(abs(s) < SPLIT_BELOW, corrected, p - s * u)
 
 

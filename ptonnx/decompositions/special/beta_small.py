@@ -40,7 +40,7 @@ SHIFT_TO = 10.0
 
 def lgamma1p_small(b: Ex) -> Ex:
     """lgamma(1 + b) for 0 <= b <= SMALL_B, relatively accurate (20 terms: 0.1**20 / 21)."""
-    coefficients = [(-1) ** k * z / k for k, z in zip(range(2, 2 + len(ZETA)), ZETA)]
+    coefficients = [(-1) ** k * z / k for k, z in zip(range(2, 2 + len(ZETA)), ZETA, strict=True)]
     return b * (polyval(b, coefficients[::-1]) * b - EULER)
 
 

@@ -55,7 +55,7 @@ def upper_normal(h: Ex) -> Ex:
 
 def _pairwise_sum(terms: list[Ex]) -> Ex:
     while len(terms) > 1:
-        terms = [a + b for a, b in zip(terms[::2], terms[1::2])] + terms[len(terms) - len(terms) % 2:]
+        terms = [a + b for a, b in zip(terms[::2], terms[1::2], strict=False)] + terms[len(terms) - len(terms) % 2:]  # an odd last term has no partner
     return terms[0]
 
 
@@ -63,7 +63,7 @@ def owens_t_core(h: Ex, a: Ex) -> Ex:
     """T(h, a) for h >= 0 and 0 <= a <= 1."""
     t = a * h
     terms = []
-    for u, w in zip(NODES, WEIGHTS):
+    for u, w in zip(NODES, WEIGHTS, strict=True):
         v, au = t * u, a * u
         terms.append(exp(v * v * -0.5) / (au * au + 1.0) * w)
     quadrature = exp_square(h, -0.5) * (a * _pairwise_sum(terms)) * INV_2PI

@@ -134,7 +134,7 @@ def scaled_zeta(q: Ex, s: Ex, factorial: Ex, q_lo: Ex | None = None) -> Ex:
         term = (factorial * pk) * pk
         direct.append(term if lo is None else term * (1.0 - s * (lo / hi.op("Max", 0.25))))  # lo = 0 below 1/2
     while len(direct) > 1:  # pairwise: the terms are alike near q = 10, and rounding adds up
-        direct = [a + b for a, b in zip(direct[::2], direct[1::2])] + direct[len(direct) - len(direct) % 2:]
+        direct = [a + b for a, b in zip(direct[::2], direct[1::2], strict=False)] + direct[len(direct) - len(direct) % 2:]
     return direct[0] + tail  # the tail is the smaller for small q, the larger far right: one rounding either way
 
 

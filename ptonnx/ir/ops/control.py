@@ -42,7 +42,7 @@ def _dim_map(pairs) -> dict:
     """Each symbolic dim of a body input -> the dim of the outer value it receives."""
     found: dict = {}
     for inner, outer in pairs:
-        for d, o in zip(inner.shape, outer.shape):
+        for d, o in zip(inner.shape, outer.shape, strict=True):
             if isinstance(d, str):
                 found[d] = o if found.get(d, o) == o else None
     return found
@@ -66,14 +66,14 @@ def _loop_body_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[T
     need(trip.dtype == "int64" and trip.ndim == 0, lambda: f"the body's first input (trip number) must be an int64 scalar, is {trip}")
     flag = body.outputs[0].type
     need(flag.dtype == "bool" and flag.ndim == 0, lambda: f"the body's first output (keep going) must be a bool scalar, is {flag}")
-    for i, (t, v) in enumerate(zip(args, body.inputs[1:])):
+    for i, (t, v) in enumerate(zip(args, body.inputs[1:], strict=True)):
         need(t.dtype == v.dtype and t.ndim == v.type.ndim, lambda: f"input {i + 2} is {t} where the body takes {v.type}")
     out = []
     for i in range(n_carried):
         before, after = body.inputs[1 + i].type, body.outputs[1 + i].type
         need(before.dtype == after.dtype and before.ndim == after.ndim, lambda: f"carried value {i} is {before} but updated as {after}")
         # a size survives the trips only where the body provably keeps it (the same static or symbolic dim)
-        kept = tuple(o if b is not None and b == f else None for o, b, f in zip(args[i].shape, before.shape, after.shape))
+        kept = tuple(o if b is not None and b == f else None for o, b, f in zip(args[i].shape, before.shape, after.shape, strict=True))
         out.append(TensorType(before.dtype, kept))
     for v in body.outputs[1 + n_carried:]:
         # unknown sizes: a Loop that runs no trip gives (0, 0, ...), as PyTensor's Scan does
@@ -92,11 +92,11 @@ def run_loop(trip_count, cond, *arrays, body: Graph, n_carried: int, n_scan: int
         with np.errstate(all="ignore"):
             results = interpret(body, np.int64(trip), *carried, *invariants)
         going, carried = bool(results[0]), results[1 : 1 + n_carried]
-        for store, r in zip(stacked, results[1 + n_carried:]):
+        for store, r in zip(stacked, results[1 + n_carried:], strict=True):
             store.append(r)
         trip += 1
     scans = []
-    for store, v in zip(stacked, body.outputs[1 + n_carried:]):
+    for store, v in zip(stacked, body.outputs[1 + n_carried:], strict=True):
         scans.append(np.stack(store) if store else np.zeros((0,) * (1 + v.type.ndim), v.dtype))
     return tuple(np.asarray(c) for c in carried) + tuple(scans)
 
@@ -123,15 +123,15 @@ def _if_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorTy
     for name, body in (("then", then_body), ("else", else_body)):
         need(isinstance(body, Graph), lambda: f"`{name}_body` must be an IR graph, got {type(body).__name__}")
         need(len(body.inputs) == len(args), lambda: f"the {name} body takes {len(body.inputs)} inputs; the node gives {len(args)}")
-        for i, (t, v) in enumerate(zip(args, body.inputs)):
+        for i, (t, v) in enumerate(zip(args, body.inputs, strict=True)):
             need(t.dtype == v.dtype and t.ndim == v.type.ndim, lambda: f"input {i + 1} is {t} where the {name} body takes {v.type}")
     need(len(then_body.outputs) == len(else_body.outputs), lambda: "the two bodies give different numbers of outputs")
-    then_dims, else_dims = _dim_map(zip(then_body.inputs, args)), _dim_map(zip(else_body.inputs, args))
+    then_dims, else_dims = _dim_map(zip(then_body.inputs, args, strict=True)), _dim_map(zip(else_body.inputs, args, strict=True))
     out = []
-    for i, (t, e) in enumerate(zip(then_body.outputs, else_body.outputs)):
+    for i, (t, e) in enumerate(zip(then_body.outputs, else_body.outputs, strict=True)):
         need(t.dtype == e.dtype and t.type.ndim == e.type.ndim, lambda: f"output {i} is {t.type} in one branch, {e.type} in the other")
         shape = [_outer_dim(d, then_dims) for d in t.shape]
-        out.append(TensorType(t.dtype, tuple(d if d == _outer_dim(f, else_dims) else None for d, f in zip(shape, e.shape))))
+        out.append(TensorType(t.dtype, tuple(d if d == _outer_dim(f, else_dims) else None for d, f in zip(shape, e.shape, strict=True))))
     return out
 
 

@@ -72,7 +72,7 @@ def elementwise_type_rule(input_vars: tuple[str, ...], out_var: str):
         shape = broadcast_shapes(*(t.shape for t in types))
         if out_var in ALL_DTYPES:
             return [TensorType(out_var, shape)]
-        var_types = [t.dtype for t, v in zip(types, input_vars) if v == out_var]
+        var_types = [t.dtype for t, v in zip(types, input_vars, strict=True) if v == out_var]
         return [TensorType(promote(*var_types), shape)]
 
     return rule
@@ -83,10 +83,10 @@ def elementwise_semantics(fn: Callable, input_vars: tuple[str, ...], out_var: st
 
     def semantics(*arrays):
         groups: dict[str, list] = {}
-        for var, a in zip(input_vars, arrays):
+        for var, a in zip(input_vars, arrays, strict=True):
             groups.setdefault(var, []).append(a.dtype)
         dtypes = {var: promote(*(d.name for d in ds)) if var not in ALL_DTYPES else var for var, ds in groups.items()}
-        cast = [np.asarray(a).astype(dtypes[var], copy=False) for var, a in zip(input_vars, arrays)]
+        cast = [np.asarray(a).astype(dtypes[var], copy=False) for var, a in zip(input_vars, arrays, strict=True)]
         with np.errstate(all="ignore"):
             result = np.asarray(fn(*cast))
         out_dtype = out_var if out_var in ALL_DTYPES else dtypes[out_var]

@@ -28,12 +28,12 @@ def _slice_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
     _need(len(set(axes)) == len(axes) and all(0 <= ax < x.ndim for ax in axes), "Slice",
           lambda: f"axes {axes} must be distinct and in [0, {x.ndim})")
     bounds = []
-    for port, t in zip(("starts", "ends", "steps"), types[1:]):
+    for port, t in zip(("starts", "ends", "steps"), types[1:], strict=True):
         _need(t.ndim == 1 and t.shape[0] in (len(axes), None), "Slice", lambda: f"{port} must be 1-D with {len(axes)} entries, got {t}")
         c = a[port]
         bounds.append(c if isinstance(c, tuple) else (None,) * len(axes))
     shape = list(x.shape)
-    for ax, start, end, step in zip(axes, *bounds):
+    for ax, start, end, step in zip(axes, *bounds, strict=True):
         _need(step != 0, "Slice", "a step of 0")
         known = all(isinstance(v, int) for v in (x.shape[ax], start, end, step))
         whole = (step == 1 and start in (0, INT64_MIN) and end == INT64_MAX) or (step == -1 and start == INT64_MAX and end == INT64_MIN)
@@ -43,7 +43,7 @@ def _slice_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
 
 def _slice(x, starts, ends, steps, axes):
     index = [slice(None)] * x.ndim
-    for ax, start, end, step in zip(axes, starts.tolist(), ends.tolist(), steps.tolist()):
+    for ax, start, end, step in zip(axes, starts.tolist(), ends.tolist(), steps.tolist(), strict=True):
         index[ax] = slice(start, end, step)
     return x[tuple(index)].copy()
 
@@ -74,7 +74,7 @@ def _nonzero_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Ten
 def _scatter_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
     x, positions, updates = types
     _need(a["reduction"] in ("none", "add"), "ScatterFlat", lambda: f"reduction {a['reduction']!r} is not 'none' or 'add'")
-    _need(positions.ndim == updates.ndim and all(p is None or u is None or p == u for p, u in zip(positions.shape, updates.shape)),
+    _need(positions.ndim == updates.ndim and all(p is None or u is None or p == u for p, u in zip(positions.shape, updates.shape, strict=True)),
           "ScatterFlat", lambda: f"positions {positions} and updates {updates} must have one shape")
     return [x]
 

@@ -94,7 +94,7 @@ def _batch_norm_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[
     x, *params = types
     _need(x.ndim >= 2, "BatchNorm", lambda: f"input must have a channel axis (N, C, ...), got {x}")
     c = x.shape[1]
-    for name, p in zip(("scale", "bias", "mean", "var"), params):
+    for name, p in zip(("scale", "bias", "mean", "var"), params, strict=True):
         _need_ndim("BatchNorm", p, 1, name)
         c = _merge("BatchNorm", c, p.shape[0], f"{name} length vs channels")
     return [x.with_dtype(promote(*(t.dtype for t in types)))]

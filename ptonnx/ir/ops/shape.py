@@ -108,7 +108,7 @@ def _expand_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tens
     padded_x = (1,) * (ndim - x.ndim) + x.shape
     padded_t = (1,) * (ndim - len(target)) + tuple(target)
     out = []
-    for have, want in zip(padded_x, padded_t):
+    for have, want in zip(padded_x, padded_t, strict=True):
         if want is None:
             out.append(have if isinstance(have, int) and have != 1 else None)
         else:

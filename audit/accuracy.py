@@ -38,8 +38,9 @@ from audit.accuracy_reference import (
     thresholds,
 )
 from ptonnx.accuracy import BY_OP, FLOAT_DTYPES, REFUSED, bound, meets, resolution
+from ptonnx.testing import ORT_LEVELS, session_options
 
-LEVELS = ("ORT_DISABLE_ALL", "ORT_ENABLE_ALL")
+LEVELS = ORT_LEVELS
 RESULTS = pathlib.Path(__file__).parent / "results"
 #: significands drawn per binade and sign, random bit patterns, binary pairs, values in [1/16, 16)
 DENSE = dict(per_binade={"float32": 256, "float64": 64}, random_bits=100000, pairs=200000, typical=1 << 20)
@@ -95,14 +96,6 @@ def git_commit() -> str:
 
     commit = git("rev-parse", "--short", "HEAD") or "unknown"
     return commit + (" (+ uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else "")
-
-
-def session_options(level: str):
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
-    return options
 
 
 def compiled(op: str, dtype: str):

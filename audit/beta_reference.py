@@ -186,7 +186,7 @@ def _check(n: int = 40, seed: int = 0) -> None:
             worst = max(worst, float(abs(tails(ai, bi, xi)[0] / mpmath.betainc(ai, bi, 0, xi, regularized=True) - 1)))
     print(f"betainc vs mpmath.betainc: max relative difference {worst:.2e}")
     a, b = 10 ** rng.uniform(-12, 8, n), 10 ** rng.uniform(-12, 8, n)
-    y = np.concatenate([rng.uniform(0, 1, n // 2), 10 ** rng.uniform(-320, -1, n // 4), 1 - 10 ** rng.uniform(-16, -1, n // 4)])
+    y = np.concatenate([rng.uniform(0, 1, n - n // 2 - n // 4), 10 ** rng.uniform(-320, -1, n // 4), 1 - 10 ** rng.uniform(-16, -1, n // 4)])
     trip, rounded = mpmath.mpf(0), 0
     with mpmath.workdps(DIGITS):
         for ai, bi, yi in zip(a, b, y, strict=True):

@@ -1,31 +1,18 @@
 """Judging one output: dtype, shape, values (floats within the dtype's tolerance, NaN == NaN, ints exact).
 
-The numbers are the test suite's (tests/conftest.py), repeated here so that
-fuzz/ does not import tests/.
+The tolerances, levels and sessions are `ptonnx.testing`'s, as the test suite's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: tests/conftest.py TOLERANCE, per dtype
-TOLERANCE = {
-    "float16": {"rtol": 1e-3, "atol": 1e-3},
-    "float32": {"rtol": 1e-5, "atol": 1e-6},
-    "float64": {"rtol": 1e-12, "atol": 1e-12},
-}
-
-#: onnxruntime's graph optimisation levels every comparison runs at: none, and what users get
-ORT_LEVELS = ("ORT_DISABLE_ALL", "ORT_ENABLE_ALL")
-
+from ptonnx import testing
+from ptonnx.testing import ORT_LEVELS, TOLERANCE, computation_dtype, narrowest, tolerance_dtype  # noqa: F401
 
 def session_options(level: str):
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
-    options.log_severity_level = 4  # errors come back as exceptions; keep stderr quiet
-    return options
+    """`ptonnx.testing.session_options`, with onnxruntime's log kept off stderr (errors come back as exceptions)."""
+    return testing.session_options(level, quiet=True)
 
 
 def run_at_every_level(cm, *arrays) -> dict:
@@ -37,20 +24,6 @@ def run_at_every_level(cm, *arrays) -> dict:
         except Exception as exc:  # judged by the caller: a ptonnx refusal or a crash
             results[level] = exc
     return results
-
-
-def narrowest(dtypes) -> str | None:
-    floats = sorted({d for d in dtypes if d.startswith("float")}, key=lambda d: np.dtype(d).itemsize)
-    return floats[0] if floats else None
-
-
-def computation_dtype(graph) -> str | None:
-    """The least precise float dtype any value of the IR graph is computed in (tests/conftest.py)."""
-    return narrowest({v.dtype for v in graph.inputs} | {o.dtype for n in graph for o in n.outputs})
-
-
-def tolerance_dtype(expected_dtype: str, computed_in: str | None) -> str:
-    return min(expected_dtype, computed_in or expected_dtype, key=lambda d: np.dtype(d).itemsize)
 
 
 def differences(actual, expected, computed_in: str | None = None, bound=None) -> str | None:

@@ -1,4 +1,5 @@
-"""Shared test helpers: Hypothesis profiles, per-dtype tolerances, the end-to-end check."""
+"""Shared test helpers: Hypothesis profiles and `check_like_pytensor`; the toolkit (tolerances,
+sessions, levels, `assert_matches_pytensor`) is `ptonnx.testing`."""
 
 from __future__ import annotations
 
@@ -12,6 +13,18 @@ from hypothesis import HealthCheck, settings
 from pytensor.compile.mode import Mode
 
 import ptonnx
+from ptonnx.testing import (  # noqa: F401  (the toolkit, as the tests import it from here)
+    ORT_LEVELS,
+    TOLERANCE,
+    assert_matches,
+    assert_matches_pytensor,
+    assert_no_miscompiled_pattern,
+    assert_same,
+    computation_dtype,
+    reference_mode,
+    run_at_every_level,
+    session_options,
+)
 
 # Bounded and deterministic in CI; more examples locally with HYPOTHESIS_PROFILE=dev.
 settings.register_profile(
@@ -21,102 +34,13 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-#: The tolerances of every ONNX-vs-PyTensor comparison, stated once per dtype.
-#: onnxruntime's vectorised float32 exp/tanh/sigmoid differ from NumPy's in the last bits.
-TOLERANCE = {
-    "float16": dict(rtol=1e-3, atol=1e-3),
-    "float32": dict(rtol=1e-5, atol=1e-6),
-    "float64": dict(rtol=1e-12, atol=1e-12),
-}
-
 #: PyTensor's own evaluation: the Python implementations, no rewrites.
-REFERENCE_MODE = Mode(linker="py", optimizer=None)
+REFERENCE_MODE = reference_mode()
 #: What a compiled function's graph looks like after PyTensor's rewrites (Composite ops etc.).
 REWRITTEN_MODE = Mode(linker="py", optimizer="fast_run").excluding("inplace", "BlasOpt")
 
-
-def computation_dtype(graph) -> str | None:
-    """The least precise float dtype any value of the IR graph is computed in.
-
-    A float64 result computed from float32 intermediates is only float32-accurate,
-    so that is the tolerance it is held to.
-    """
-    dtypes = {v.dtype for v in graph.inputs} | {o.dtype for n in graph for o in n.outputs}
-    floats = sorted((d for d in dtypes if d.startswith("float")), key=lambda d: np.dtype(d).itemsize)
-    return floats[0] if floats else None
-
-
-def assert_same(actual: np.ndarray, expected: np.ndarray, context: str = "", computed_in: str | None = None) -> None:
-    """Same dtype, same shape, same numbers (within the dtype's tolerance; NaN == NaN)."""
-    expected = np.asarray(expected)
-    actual = np.asarray(actual)
-    assert actual.dtype == expected.dtype, f"{context}: dtype {actual.dtype} != PyTensor's {expected.dtype}"
-    assert actual.shape == expected.shape, f"{context}: shape {actual.shape} != PyTensor's {expected.shape}"
-    if expected.dtype.kind == "f":
-        tol_dtype = min(expected.dtype.name, computed_in or expected.dtype.name, key=lambda d: np.dtype(d).itemsize)
-        np.testing.assert_allclose(actual, expected, equal_nan=True, err_msg=context, **TOLERANCE[tol_dtype])
-        zeros = (expected == 0) & (actual == 0)  # -0.0 and 0.0 differ after 1/x, log, arctan2...
-        np.testing.assert_array_equal(np.signbit(actual[zeros]), np.signbit(expected[zeros]), err_msg=f"sign of zero: {context}")
-    else:
-        np.testing.assert_array_equal(actual, expected, err_msg=context)
-
-
-def session_options(level: str):
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
-    return options
-
-
-#: onnxruntime's graph optimisation levels every comparison runs at: none, and what users get.
-ORT_LEVELS = ("ORT_DISABLE_ALL", "ORT_ENABLE_ALL")
-
-
-def run_at_every_level(cm, *arrays):
-    """{level: outputs} of the compiled model run at each of `ORT_LEVELS`."""
-    return {level: cm.with_session_options(session_options(level))(*arrays) for level in ORT_LEVELS}
-
-
-def assert_no_miscompiled_pattern(model) -> None:
-    """The model holds no pattern an onnxruntime optimiser is known to get wrong.
-
-    `MatMul` with a 1-D operand: onnxruntime 1.32's extended level fuses
-    `MatMul(Transpose(A), x)` into a FusedMatMul that computes wrong numbers.
-    """
-    inferred = onnx.shape_inference.infer_shapes(model)
-    ranks = {v.name: len(v.type.tensor_type.shape.dim) for v in
-             list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)
-             if v.type.tensor_type.HasField("shape")}
-    ranks.update({t.name: len(t.dims) for t in model.graph.initializer})
-    for node in model.graph.node:
-        if node.op_type == "MatMul":
-            assert all(ranks.get(name, 2) >= 2 for name in node.input), f"1-D operand of MatMul {node.name}"
-
-
-def assert_matches(cm, arrays, expected, computed_in: str | None = None, compare=None):
-    """Run `cm` at every onnxruntime level and compare each output with `expected`."""
-    assert_no_miscompiled_pattern(cm.model)
-    compare = compare or (lambda a, e, context: assert_same(a, e, context, computed_in or computation_dtype(cm.ir)))
-    for level, actual in run_at_every_level(cm, *arrays).items():
-        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            compare(a, e, f"output {i} at {level}\n{cm.ir}")
-
-
-def check_onnx_matches_pytensor(inputs, outputs, arrays, passes=None, reference=None, **compile_kwargs):
-    """Compile with ptonnx, check the model, run it in onnxruntime (every level), compare with PyTensor.
-
-    `reference(*arrays)` replaces PyTensor's Python evaluation only where that departs
-    from PyTensor's own C implementation (said at the call).
-    """
-    outputs = outputs if isinstance(outputs, list | tuple) else [outputs]
-    expected = pytensor.function(inputs, list(outputs), mode=REFERENCE_MODE)(*arrays)
-    if reference is not None:
-        expected = reference(*arrays)
-    cm = ptonnx.compile_function(inputs, outputs, passes, **compile_kwargs)
-    onnx.checker.check_model(cm.model, full_check=True)
-    assert_matches(cm, arrays, expected)
-    return cm
+#: the older name of `ptonnx.testing.assert_matches_pytensor`
+check_onnx_matches_pytensor = assert_matches_pytensor
 
 
 def _outcome(fn, values):
@@ -128,36 +52,45 @@ def _outcome(fn, values):
         return None, exc
 
 
-def check_like_pytensor(variables, outs, values, message=None, compare=None):
+def check_like_pytensor(variables, outs, values, message=None, compare=None, *, more_values=(), compare_for=None):
     """The compiled model returns what PyTensor returns, or raises like it: a
     `ptonnx.errors.CheckFailedError` that is also PyTensor's exception class. Checked
     for the plain graph and for the ONNX mode's rewritten graph (each against PyTensor's
     evaluation of that graph), at every onnxruntime level. Returns PyTensor's exception
-    on the plain graph, or None. `compare(actual, expected, context)` replaces `assert_same`."""
+    on the plain graph, or None. `compare(actual, expected, context)` replaces `assert_same`.
+
+    `more_values`: further input lists (other shapes: one model serves unknown dims) run
+    through the same compiled models; `compare_for(values)` gives the compare for each list."""
     from ptonnx.errors import CheckFailedError
 
-    compare = compare or assert_same
+    value_lists = [values, *more_values]
     rewritten = pytensor.function(variables, outs, mode=ptonnx.mode.onnx_mode()).maker.fgraph
     graphs = [(ptonnx.api.function_graph(variables, outs), variables, outs), (rewritten, rewritten.inputs, rewritten.outputs)]
     first = None
     for k, (fgraph, ins, graph_outs) in enumerate(graphs):
-        expected, raised = _outcome(pytensor.function(ins, graph_outs, mode=REFERENCE_MODE), values)
-        first = raised if k == 0 else first
-        if isinstance(raised, NotImplementedError):  # PyTensor has no implementation here (e.g. float16): no number to match
-            continue
-        cm = ptonnx.compile(fgraph)
-        onnx.checker.check_model(cm.model, full_check=True)
-        for level in ORT_LEVELS:
-            actual, failed = _outcome(cm.with_session_options(session_options(level)), values)
-            where = f"at {level}\n{cm.ir}"
-            if raised is None:
-                assert failed is None, f"PyTensor returned; ptonnx raised {failed!r} {where}"
-                for a, e in zip(actual, expected, strict=True):
-                    compare(a, e, where)
+        reference = pytensor.function(ins, graph_outs, mode=REFERENCE_MODE)
+        cm = None
+        for n, vals in enumerate(value_lists):
+            expected, raised = _outcome(reference, vals)
+            first = raised if k == 0 and n == 0 else first
+            if isinstance(raised, NotImplementedError):  # PyTensor has no implementation here (e.g. float16): no number to match
                 continue
-            assert failed is not None, f"PyTensor raised {raised!r}; ptonnx returned {actual} {where}"
-            assert isinstance(failed, CheckFailedError), f"{failed!r} {where}"
-            assert isinstance(failed, type(raised)), f"{type(failed).__mro__} is not a {type(raised)} {where}"
-            if message is not None:
-                assert message in str(failed)
+            if cm is None:
+                cm = ptonnx.compile(fgraph)
+                onnx.checker.check_model(cm.model, full_check=True)
+                runs = {level: cm.with_session_options(session_options(level)) for level in ORT_LEVELS}
+            check = compare_for(vals) if compare_for is not None else compare or assert_same
+            for level, run in runs.items():
+                actual, failed = _outcome(run, vals)
+                where = f"at {level}" + (f" on input list {n}" if n else "") + f"\n{cm.ir}"
+                if raised is None:
+                    assert failed is None, f"PyTensor returned; ptonnx raised {failed!r} {where}"
+                    for a, e in zip(actual, expected, strict=True):
+                        check(a, e, where)
+                    continue
+                assert failed is not None, f"PyTensor raised {raised!r}; ptonnx returned {actual} {where}"
+                assert isinstance(failed, CheckFailedError), f"{failed!r} {where}"
+                assert isinstance(failed, type(raised)), f"{type(failed).__mro__} is not a {type(raised)} {where}"
+                if message is not None:
+                    assert message in str(failed)
     return first

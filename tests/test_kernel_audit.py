@@ -15,6 +15,8 @@ import pytest
 from audit.kernels import differences, run_audit
 from ptonnx.runtime_support import KERNEL_QUIRKS, PROBED_ON, RUNTIME_WIDENING
 
+pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
+
 ROOT = Path(__file__).resolve().parents[1]
 LIMITS = ROOT / "docs" / "limits.md"
 KINDS = {

@@ -39,6 +39,8 @@ from audit.special_reference import POLYGAMMA_ORDERS
 from ptonnx.accuracy import BY_OP, bound, resolution, table
 from tests.conftest import run_at_every_level
 
+pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
+
 BATCH = 2048
 
 def _params(cases):

@@ -73,6 +73,7 @@ def test_jv_refuses_a_constant_order_it_does_not_compute():
             ptonnx.compile_function([x], [pt.jv(order, x)])
 
 
+@pytest.mark.one_environment
 def test_j0_j1_relative_at_their_first_zeros_absolute_beyond():
     """Below 5 relative (each zero as two doubles); beyond, within 1e-15 of the envelope."""
     for build, order, zeros in ((pt.j0, 0, bessel.J0_ZEROS), (pt.j1, 1, bessel.J1_ZEROS)):
@@ -87,6 +88,7 @@ def test_j0_j1_relative_at_their_first_zeros_absolute_beyond():
             assert (np.abs(got - exact)[~first] / envelope[~first]).max() <= 1e-15
 
 
+@pytest.mark.one_environment
 def test_jv_relative_below_the_turning_point_absolute_beyond():
     n = np.array([2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, -7.0])
     rng = np.random.default_rng(1)
@@ -101,6 +103,7 @@ def test_jv_relative_below_the_turning_point_absolute_beyond():
         assert (np.abs(got - exact)[~inside] / envelope[~inside]).max() <= 1e-14
 
 
+@pytest.mark.one_environment
 @pytest.mark.parametrize(("op", "bound"), [("Ive", 64), ("Kve", 40)])
 def test_ive_kve_below_order_25(op, bound):
     rng = np.random.default_rng(2)
@@ -112,6 +115,7 @@ def test_ive_kve_below_order_25(op, bound):
         assert _relative(got, exact).max() <= bound * EPS
 
 
+@pytest.mark.one_environment
 def test_ive_negative_non_integer_orders_absolute_near_the_zeros():
     """I_-v = I_v + (2/pi) sin(v pi) K_v cancels where I_-v has a zero: absolute there."""
     rows = []
@@ -138,6 +142,7 @@ LARGE_NEGATIVE_ORDERS = [
 ]
 
 
+@pytest.mark.one_environment
 def test_ive_large_negative_non_integer_orders():
     """Within 4 ulp per unit of |ln Kve(-v, x)| + 2x (the rounding of the exponent of K_v e^-x), inf
     exactly where the result overflows (ptonnx.accuracy's note on Ive)."""
@@ -156,6 +161,7 @@ HUGE = [("Kve", 1.3554369151267625e112, 1.9669202638112088e222, 1.71350682896355
         ("Ive", -2.480412758979968e62, -1.74456254555036e103, 0.0)]
 
 
+@pytest.mark.one_environment
 @pytest.mark.parametrize(("op", "order", "x", "value"), HUGE)
 def test_huge_orders_and_arguments(op, order, x, value):
     exact = bessel_reference.exact(op, np.array([order], np.longdouble), np.array([x], np.longdouble))
@@ -191,6 +197,7 @@ TAILS = [
 ]
 
 
+@pytest.mark.one_environment
 @pytest.mark.parametrize(("name", "build", "arg", "exact", "rtol"), TAILS, ids=[t[0] for t in TAILS])
 def test_tails(name, build, arg, exact, rtol):
     for got in _run(build, np.array([arg])):

@@ -57,6 +57,7 @@ def betainc_model():
     return ptonnx.compile_function([a, b, x], [pt.betainc(a, b, x)])
 
 
+@pytest.mark.one_environment
 @pytest.mark.parametrize("seed", [0, 1])
 def test_float64_within_bound_of_mpmath(betainc_model, seed):
     for label, a, b, x in _triples(np.random.default_rng(seed)):

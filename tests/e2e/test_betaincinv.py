@@ -16,6 +16,8 @@ import ptonnx
 from tests.conftest import run_at_every_level
 from tests.e2e import betaincinv_cases as cases
 
+pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
+
 #: the largest error accepted (measured: 2.9e-13 relative, at a = 1.1e-11, y = 1 - 2.2e-9, x = 3.6e-83)
 RTOL = 1e-12
 

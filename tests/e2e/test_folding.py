@@ -21,6 +21,8 @@ from ptonnx.accuracy import bound
 from ptonnx.decompositions import DECOMPOSITIONS
 from tests.conftest import run_at_every_level
 
+pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
+
 HARD = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-300, 1e-10, 0.25, 0.5, 1.0, 1.5, 2.0, 2.5,
                  3.0, 7.25, 30.0, 170.5, 171.7, 1e10, 1e300, 1.7976931348623157e308, -0.5, -1.0, -2.5, -30.5,
                  -1e300, np.inf, -np.inf, np.nan])

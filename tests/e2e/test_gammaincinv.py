@@ -37,6 +37,7 @@ def compiled():
     return ptonnx.compile_function([a, y], [pt.gammaincinv(a, y), pt.gammainccinv(a, y)])
 
 
+@pytest.mark.one_environment
 @pytest.mark.parametrize("group", range(8))
 def test_x_is_within_the_bound_of_mpmath(compiled, group):
     label, a, y = list(_pairs(np.random.default_rng(group)))[group]

@@ -41,6 +41,7 @@ def hyp2f1_model():
     return cm
 
 
+@pytest.mark.one_environment
 def test_float64_within_bound_of_mpmath(hyp2f1_model):
     answered = 0
     for label, *args in _quadruples(np.random.default_rng(0)):

@@ -115,9 +115,14 @@ def _values(case: Case, dtype: str, rng: np.random.Generator) -> np.ndarray:
 
 
 def _compare(case: Case, values: np.ndarray):
+    departed: dict = {}  # PyTensor's result -> the expected one: one departure (mpmath) per graph and level
+
     def compare(actual, expected, context):
         if case.departure is not None:
-            expected = case.departure(values, expected).astype(expected.dtype)
+            key = (expected.dtype.str, expected.shape, expected.tobytes())
+            if key not in departed:
+                departed[key] = case.departure(values, expected).astype(expected.dtype)
+            expected = departed[key]
         assert_same(actual, expected, context)
 
     return compare
@@ -195,6 +200,7 @@ TAILS = [
 ]
 
 
+@pytest.mark.one_environment
 @pytest.mark.parametrize(("name", "build", "arg", "exact", "rtol"), TAILS, ids=[t[0] for t in TAILS])
 def test_tails(name, build, arg, exact, rtol):
     x = pt.dvector("x")
@@ -205,12 +211,12 @@ def test_tails(name, build, arg, exact, rtol):
 
 @pytest.mark.parametrize("op", sorted(CASES))
 def test_size_zero_and_unknown_dims(op):
+    """One model with unknown dims, called at each shape."""
     x = pt.matrix("x", dtype="float64", shape=(None, None))
-    for shape in [(0, 3), (3, 0), (2, 3)]:
-        values = np.linspace(-3.3, 3.7, int(np.prod(shape))).reshape(shape)
-        # where SciPy is wrong (Hyp2F1 for z > 1, the incomplete gamma functions at a subnormal k) the departure applies here too
-        compare = _compare(CASES[op], values) if CASES[op].departure is not None else None
-        check_like_pytensor([x], [CASES[op].build(x)], [values], compare=compare)
+    value_lists = [[np.linspace(-3.3, 3.7, int(np.prod(shape))).reshape(shape)] for shape in [(0, 3), (3, 0), (2, 3)]]
+    # where SciPy is wrong (Hyp2F1 for z > 1, the incomplete gamma functions at a subnormal k) the departure applies here too
+    compare_for = (lambda vals: _compare(CASES[op], vals[0])) if CASES[op].departure is not None else None
+    check_like_pytensor([x], [CASES[op].build(x)], value_lists[0], more_values=value_lists[1:], compare_for=compare_for)
 
 
 def test_polygamma_reference_reflection_is_mpmaths_psi():

@@ -15,6 +15,8 @@ from ptonnx.lowering import lower
 from ptonnx.passes.legalise import legalise
 from tests.conftest import ORT_LEVELS, session_options
 
+pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
+
 HARD = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.0, -1.0, 0.5, -2.5, 3.0, 7.0, -7.5,
                  1.5707963267948966, -1.5707963267948966, 1e-300, 1.7976931348623157e308, -1.7976931348623157e308,
                  np.inf, -np.inf, np.nan])

@@ -19,6 +19,8 @@ from ptonnx.passes.manager import DEFAULT_PASSES
 from ptonnx.passes.range_facts import RangeFacts
 from tests.conftest import check_like_pytensor
 
+pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
+
 HARD = np.array([-np.inf, -1e308, -800.0, -2.5, -1.0, -5e-324, -0.0, 0.0, 5e-324, 1e-300, 0.5, 1.0, 3.0, 700.0,
                  710.0, 1e308, np.inf, np.nan])
 

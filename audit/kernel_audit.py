@@ -17,9 +17,9 @@ from pathlib import Path
 
 import onnx
 
-from audit.kernels import Audit, differences, run_audit
-from audit.probe import LEVELS, SHORT_LEVEL
-from audit.reference import ULP_THRESHOLD
+from checks.kernels import Audit, differences, run_audit
+from checks.probe import LEVELS, SHORT_LEVEL
+from checks.reference import ULP_THRESHOLD
 from ptonnx import runtime_support
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -39,7 +39,7 @@ compared with their nodes run one at a time.
 
 Bounds: 0 ulp for correctly rounded ops (+, -, *, /, sqrt, reciprocal, rounding, Cast,
 comparisons, selection, layout), {ULP_THRESHOLD} ulp for library functions (exp, log, sin, cos,
-tanh, erf, sigmoid, pow, softmax, matmul). Kinds: see `audit/probe.py`. Inputs NumPy
+tanh, erf, sigmoid, pow, softmax, matmul). Kinds: see `checks/probe.py`. Inputs NumPy
 leaves undefined (negative integer powers, casts of floats that do not fit an integer
 dtype) are not compared; integer division by 0 and INT_MIN / -1 are never sent.
 """

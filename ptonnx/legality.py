@@ -40,8 +40,6 @@ WIDER_INTS = {
     "uint32": ("int64",),
     "uint64": ("int64",),
 }
-#: integer ops whose result modulo 2**bits depends only on the inputs modulo 2**bits
-WRAPPING_OPS = frozenset({"Neg", "Pow", "Add", "Sub", "Mul", "Abs"})
 #: functions composed in float64 only (onnxruntime has few float64 kernels for them and
 #: float32 ones of uneven accuracy)
 VIA_FLOAT64 = frozenset({
@@ -130,8 +128,9 @@ def _kernel_gap_rows() -> Iterable[Row]:
 def _wrapping_rows(schemas) -> Iterable[Row]:
     """Wrapping integer ops ONNX does not define on a dtype (Neg of uint8, Pow of int8): computed
     in the narrowest wider integer dtype it allows; the bits cast back are NumPy's."""
-    for op in sorted(WRAPPING_OPS):
-        schema = schemas[op]
+    for op, schema in sorted(schemas.items()):
+        if not schema.has("wraps"):
+            continue
         allowed = schema.allowed(schema.output_vars[0])
         for dtype, wider in WIDER_INTS.items():
             wide = next((w for w in wider if w in allowed), None)

@@ -34,7 +34,7 @@ class Quirk:
     #: the dtype it computes in; "from->to" for Cast, "a->b->a" for Cast→Cast
     dtype: str
     #: no kernel, invalid-onnx, nan, overflow, underflow, signed-zero, inaccurate,
-    #: saturates, no-wrap, wrong, fused-precision, fusion (see audit/probe.py)
+    #: saturates, no-wrap, wrong, fused-precision, fusion (see checks/probe.py)
     kind: str
     #: the onnxruntime graph optimisation levels at which it shows
     levels: tuple[str, ...]

@@ -37,6 +37,10 @@ def session_options(level: str = "ORT_ENABLE_ALL", *, threads: int | None = None
 
     options = ort.SessionOptions()
     options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
+    # idle pool threads wait instead of spinning: the same work and numbers, but tests on two
+    # workers (two sessions, each with a thread per core) no longer burn each other's cores
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     if threads is not None:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = threads

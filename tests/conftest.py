@@ -52,6 +52,13 @@ def _outcome(fn, values):
         return None, exc
 
 
+def rewritten_graph(variables, outs):
+    """The graph `mode="ONNX"` hands ptonnx: its rewrites, run by PyTensor's Python linker, so the
+    graph is not compiled twice (check_like_pytensor compiles it; the mode itself is tested in
+    tests/e2e/test_onnx_mode_programs.py and tests/test_api_runtime.py)."""
+    return pytensor.function(variables, outs, mode=Mode(linker="py", optimizer=ptonnx.mode.onnx_mode().provided_optimizer)).maker.fgraph
+
+
 def check_like_pytensor(variables, outs, values, message=None, compare=None, *, more_values=(), compare_for=None):
     """The compiled model returns what PyTensor returns, or raises like it: a
     `ptonnx.errors.CheckFailedError` that is also PyTensor's exception class. Checked
@@ -64,7 +71,7 @@ def check_like_pytensor(variables, outs, values, message=None, compare=None, *, 
     from ptonnx.errors import CheckFailedError
 
     value_lists = [values, *more_values]
-    rewritten = pytensor.function(variables, outs, mode=ptonnx.mode.onnx_mode()).maker.fgraph
+    rewritten = rewritten_graph(variables, outs)
     graphs = [(ptonnx.api.function_graph(variables, outs), variables, outs), (rewritten, rewritten.inputs, rewritten.outputs)]
     first = None
     for k, (fgraph, ins, graph_outs) in enumerate(graphs):

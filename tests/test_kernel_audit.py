@@ -1,6 +1,6 @@
 """The recorded onnxruntime quirks (`ptonnx.runtime_support.KERNEL_QUIRKS`) against the
 installed onnxruntime: every (ONNX op, dtype) ptonnx emits is re-probed with edge values
-(`audit.kernels`, the engine behind `python -m audit.kernel_audit`), and a quirk that
+(`checks.kernels`, the engine behind `python -m audit.kernel_audit`), and a quirk that
 appears or disappears fails here, naming the pair. Each quirk is either worked around
 in lowering or listed in the known limits (`docs/limits.md`)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import onnxruntime as ort
 import pytest
 
-from audit.kernels import differences, run_audit
+from checks.kernels import differences, run_audit
 from ptonnx.runtime_support import KERNEL_QUIRKS, PROBED_ON, RUNTIME_WIDENING
 
 pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line

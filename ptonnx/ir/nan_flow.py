@@ -12,20 +12,15 @@ operand (`Pow` and `Max` are not: 1 ** NaN is 1).
 from __future__ import annotations
 
 from ptonnx.ir.core import Graph, Value
+from ptonnx.ir.registry import get_schema
 from ptonnx.ir.types import FLOAT_DTYPES
 
 NAN, TRUE, FALSE = "nan", "true", "false"
 
-#: float ops whose result is NaN when any operand is NaN
-NAN_IN_NAN_OUT = frozenset({
-    "Abs", "Add", "Sub", "Mul", "Div", "Neg", "Reciprocal", "Exp", "Exp2", "Expm1", "Log", "Log2", "Log10",
-    "Log1p", "Log1mexp", "Sqrt", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Tanh", "ArcSin", "ArcCos", "ArcTan",
-    "ArcSinh", "ArcCosh", "ArcTanh", "Sigmoid", "Softplus", "Erf", "Erfc", "Erfcx", "Erfinv", "Erfcinv",
-    "Gamma", "GammaLn", "Psi", "TriGamma", "Floor", "Ceil", "Round", "RoundHalfAwayFromZero", "Trunc",
-    "Identity",
-})
-#: comparisons: false when any operand is NaN
-ORDERED = frozenset({"Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Equal"})
+
+def nan_in_nan_out(op: str) -> bool:
+    """A NaN operand gives a NaN result (the op's `nan_in_nan_out` trait)."""
+    return get_schema(op).has("nan_in_nan_out")
 
 
 def _constant(v: Value) -> str | None:
@@ -39,11 +34,11 @@ def _constant(v: Value) -> str | None:
 
 def _step(op: str, ins: list[str | None], node) -> str | None:
     float_out = node.outputs[0].dtype in FLOAT_DTYPES
-    if op in NAN_IN_NAN_OUT and float_out and NAN in ins:
+    if nan_in_nan_out(op) and float_out and NAN in ins:
         return NAN
     if op == "Cast" and float_out and node.inputs[0].dtype in FLOAT_DTYPES and ins[0] == NAN:
         return NAN
-    if op in ORDERED and NAN in ins:
+    if get_schema(op).has("nan_compares_false") and NAN in ins:
         return FALSE
     if op == "NotEqual" and NAN in ins:
         return TRUE

@@ -26,7 +26,7 @@ import attrs
 import numpy as np
 
 from ptonnx.ir.core import Graph, Value
-from ptonnx.ir.nan_flow import NAN_IN_NAN_OUT
+from ptonnx.ir.nan_flow import nan_in_nan_out
 from ptonnx.ir.types import FLOAT_DTYPES
 
 INF = math.inf
@@ -327,7 +327,7 @@ def _poison(node, inputs: list[Fact]) -> frozenset:
     if node.op in ("Where", "Select"):
         c, a, b = inputs
         return (a.poison & b.poison) | (c.nan_true & a.poison) | (c.nan_false & b.poison)
-    if node.op in NAN_IN_NAN_OUT or node.op == "Check":
+    if nan_in_nan_out(node.op) or node.op == "Check":
         return frozenset().union(*(f.poison for v, f in zip(node.inputs, inputs, strict=True) if v.dtype in FLOAT_DTYPES))
     if node.op == "Cast" and node.inputs[0].dtype in FLOAT_DTYPES:
         return inputs[0].poison

@@ -52,19 +52,15 @@ def _reciprocal_negative(ctx, value: str, dtype: str) -> str:
     return ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])
 
 
-#: IR ops whose float result is never -0.0 (exp(-inf) and erfc(inf) are +0.0)
-NEVER_NEGATIVE_ZERO = frozenset({"Exp", "Exp2", "Abs", "Cosh", "Sigmoid", "Softplus", "Erfc", "Erfcx"})
-
-
 def _may_be_negative_zero(value) -> bool:
     """Whether an IR value may be -0.0: false for a constant that holds none, for the
-    result of an op in NEVER_NEGATIVE_ZERO, a square x * x, a Cast from a non-float."""
+    result of an op with the `never_negative_zero` trait (exp(-inf) and erfc(inf) are +0.0), a square x * x, a Cast from a non-float."""
     if value.const is not None:
         return bool((np.signbit(value.const) & (value.const == 0)).any())
     node = value.producer
     if node is None:
         return True
-    if node.op in NEVER_NEGATIVE_ZERO:
+    if get_schema(node.op).has("never_negative_zero"):
         return False
     if node.op == "Mul" and node.inputs[0] is node.inputs[1]:
         return False

@@ -1,11 +1,11 @@
 """The computed constants of the special-function lowerings are what mpmath gives
-(`audit/special_constants.py` recomputes them at 200 bits)."""
+(`checks/special_constants.py` recomputes them at 200 bits)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from audit import special_constants as exact
+from checks import special_constants as exact
 from ptonnx.decompositions.special import gamma
 
 
@@ -31,7 +31,7 @@ def test_erfinv_starts_gauss_legendre_rule_and_cot_derivative_table():
     and PolyGamma's table of pi**s P_n / n! (P_n: cot's derivative polynomials) against mpmath."""
     import mpmath
 
-    from audit import special_reference
+    from checks import special_reference
     from ptonnx.decompositions.special import erfinv, owens_t, polygamma
 
     (centre, half), coefficients = exact.erfinv_small_start()

@@ -7,6 +7,7 @@ import onnx
 import pytensor
 from pytensor.compile.mode import Mode
 
+from ptonnx.testing import REORDERED_SUMS
 import ptonnx
 from ptonnx import ir
 from ptonnx.api import function_graph
@@ -15,7 +16,7 @@ from tests.conftest import assert_matches
 #: PyTensor's own evaluation: the Ops' perform, no rewrites
 EVAL = Mode(linker="py", optimizer=None)
 #: float32 results: conv/pool sums are ordered differently in onnxruntime
-TOL = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
+TOL = REORDERED_SUMS
 
 
 def assert_close(actual, expected, dtype: str | None = None, context: str = ""):

@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from pytensor.compile.mode import Mode
 
 import ptonnx.nn as nn
+from ptonnx.testing import REORDERED_SUMS
 from ptonnx.errors import PtonnxError
 from tests.nn import reference as ref
 from tests.nn.strategies import conv_params, pool_params
 
 EVAL = Mode(linker="py", optimizer=None)
-TOL = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
+TOL = REORDERED_SUMS
 
 
 def evaluate(fn, *arrays):

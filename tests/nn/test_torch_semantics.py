@@ -10,12 +10,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ptonnx.nn as nn
+from ptonnx.testing import REORDERED_SUMS
 from tests.nn.helpers import EVAL
 from tests.nn.strategies import conv_params, pool_params
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
-TOL = dict(rtol=1e-4, atol=1e-5)
+TOL = REORDERED_SUMS["float32"]
 rng = np.random.default_rng(17)
 
 

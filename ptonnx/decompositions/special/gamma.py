@@ -62,7 +62,7 @@ EULER = 0.57721566490153286061
 MAX_GAMMA = 171.624376956302725
 #: psi and trigamma are shifted up to here before their asymptotic series
 SHIFT_TO = 10.0
-#: psi's positive zero as hi + lo, and its Taylor coefficients there (audit/special_constants.py)
+#: psi's positive zero as hi + lo, and its Taylor coefficients there (checks/special_constants.py)
 DIGAMMA_ROOT = (1.4616321449683622, 9.549995429965697e-17)
 DIGAMMA_ROOT_TAYLOR = (
     0.9676722454476212, -0.4427631689835921, 0.258499760955651, -0.16394270544240652, 0.10782405069126237,
@@ -72,7 +72,7 @@ DIGAMMA_ROOT_TAYLOR = (
     -0.0003454680251063077, 0.00023635601564027053, -0.00016170622091974803, 0.0001106337276874741,
     -7.569179582195066e-05, 5.178575795222081e-05, -3.5430070947659604e-05,
 )
-#: lgamma(2 + t) = sum c[k-1] t**k, c[0] = 1 - Euler's gamma (audit/special_constants.py), used on
+#: lgamma(2 + t) = sum c[k-1] t**k, c[0] = 1 - Euler's gamma (checks/special_constants.py), used on
 #: [1/2, 2) about the zeros 1 and 2, where Cephes' shifts lgamma(x + 1) - log(x) and
 #: lgamma(x + 2) - log(x (x + 1)) cancel (x + 1 rounds: gammaln(2 - 1e-10) was 8e-7 off, gammaln(1 - 2**-53) 2.5x)
 LGAMMA_ABOUT_TWO = (

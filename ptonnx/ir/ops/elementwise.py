@@ -95,15 +95,17 @@ def elementwise_semantics(fn: Callable, input_vars: tuple[str, ...], out_var: st
     return semantics
 
 
-def declare(name: str, fn: Callable, inputs: tuple[str, ...], output: str, constraint: frozenset[str], doc: str, family: str = "elementwise"):
+def declare(name: str, *, semantics: Callable, inputs: tuple[str, ...], output: str, dtypes: frozenset[str], doc: str,
+            traits: tuple[str, ...] = (), family: str = "elementwise"):
     """An elementwise op: broadcasting inputs named a, b, c..., NumPy promotion within a type variable."""
     return define(
         name,
         inputs=tuple(f"{'abcd'[i]}: {var}" for i, var in enumerate(inputs)),
         outputs=(f"out: {output}",),
-        dtypes={var: constraint for var in set(inputs) | {output} if var not in ALL_DTYPES},
+        dtypes={var: dtypes for var in set(inputs) | {output} if var not in ALL_DTYPES},
         type_rule=elementwise_type_rule(inputs, output),
-        semantics=elementwise_semantics(fn, inputs, output),
+        semantics=elementwise_semantics(semantics, inputs, output),
+        traits=traits,
         family=family,
         doc=doc,
     )
@@ -112,79 +114,131 @@ def declare(name: str, fn: Callable, inputs: tuple[str, ...], output: str, const
 UNARY = "T",
 BINARY = "T", "T"
 
-#: name -> (numpy function, input vars, output var, allowed dtypes of T, doc)
-ELEMENTWISE: dict[str, tuple] = {
-    "Add": (np.add, BINARY, "T", WITH_BOOL, "a + b"),
-    "Sub": (np.subtract, BINARY, "T", NUMERIC_DTYPES, "a - b"),
-    "Mul": (np.multiply, BINARY, "T", WITH_BOOL, "a * b"),
-    "Div": (np.true_divide, BINARY, "T", FLOAT_DTYPES, "a / b on floats"),
-    "IntDiv": (np.floor_divide, BINARY, "T", WITH_BOOL, "floor(a / b), NumPy's floor_divide (x // 0 == 0 for ints)"),
-    "Mod": (np.mod, BINARY, "T", WITH_BOOL, "a mod b with the sign of b (NumPy/Python), x % 0 == 0 for ints"),
-    "Pow": (np.power, BINARY, "T", NUMERIC_DTYPES, "a ** b (integers wrap as in NumPy)"),
-    "Max": (np.maximum, BINARY, "T", WITH_BOOL, "elementwise maximum, NaN-propagating"),
-    "Min": (np.minimum, BINARY, "T", WITH_BOOL, "elementwise minimum, NaN-propagating"),
-    "Neg": (np.negative, UNARY, "T", SIGNED, "-a"),
-    "Abs": (np.abs, UNARY, "T", WITH_BOOL, "|a|"),
-    "Sign": (np.sign, UNARY, "T", NUMERIC_DTYPES, "-1, 0 or 1"),
-    "Reciprocal": (np.reciprocal, UNARY, "T", FLOAT_DTYPES, "1 / a"),
-    "Exp": (np.exp, UNARY, "T", FLOAT_DTYPES, "e ** a"),
-    "Log": (np.log, UNARY, "T", FLOAT_DTYPES, "natural log"),
-    "Sqrt": (np.sqrt, UNARY, "T", FLOAT_DTYPES, "square root"),
-    "Log1p": (np.log1p, UNARY, "T", FLOAT_DTYPES, "log(1 + a), accurate near 0"),
-    "Expm1": (np.expm1, UNARY, "T", FLOAT_DTYPES, "exp(a) - 1, accurate near 0"),
-    "Softplus": (_softplus, UNARY, "T", FLOAT_DTYPES, "log(1 + exp(a)), without overflow"),
-    "Sin": (np.sin, UNARY, "T", FLOAT_DTYPES, "sine"),
-    "Cos": (np.cos, UNARY, "T", FLOAT_DTYPES, "cosine"),
-    "Tanh": (np.tanh, UNARY, "T", FLOAT_DTYPES, "hyperbolic tangent"),
-    "Tan": (np.tan, UNARY, "T", FLOAT_DTYPES, "tangent"),
-    "ArcSin": (np.arcsin, UNARY, "T", FLOAT_DTYPES, "inverse sine, in [-pi/2, pi/2]"),
-    "ArcCos": (np.arccos, UNARY, "T", FLOAT_DTYPES, "inverse cosine, in [0, pi]"),
-    "ArcTan": (np.arctan, UNARY, "T", FLOAT_DTYPES, "inverse tangent, in [-pi/2, pi/2]"),
-    "ArcTan2": (np.arctan2, BINARY, "T", FLOAT_DTYPES, "the angle of the point (b, a), in [-pi, pi] (C's atan2(a, b))"),
-    "Sinh": (np.sinh, UNARY, "T", FLOAT_DTYPES, "hyperbolic sine"),
-    "Cosh": (np.cosh, UNARY, "T", FLOAT_DTYPES, "hyperbolic cosine"),
-    "ArcSinh": (np.arcsinh, UNARY, "T", FLOAT_DTYPES, "inverse hyperbolic sine"),
-    "ArcCosh": (np.arccosh, UNARY, "T", FLOAT_DTYPES, "inverse hyperbolic cosine (NaN below 1)"),
-    "ArcTanh": (np.arctanh, UNARY, "T", FLOAT_DTYPES, "inverse hyperbolic tangent (±inf at ±1, NaN beyond)"),
-    "Exp2": (np.exp2, UNARY, "T", FLOAT_DTYPES, "2 ** a"),
-    "Log2": (np.log2, UNARY, "T", FLOAT_DTYPES, "base-2 logarithm"),
-    "Log10": (np.log10, UNARY, "T", FLOAT_DTYPES, "base-10 logarithm"),
-    "Log1mexp": (_log1mexp, UNARY, "T", FLOAT_DTYPES, "log(1 - exp(a)), accurate for a near 0 and far below"),
-    "Trunc": (np.trunc, UNARY, "T", FLOAT_DTYPES, "round towards zero"),
-    "Erf": (_erf, UNARY, "T", FLOAT_DTYPES, "error function"),
-    "Sigmoid": (_sigmoid, UNARY, "T", FLOAT_DTYPES, "1 / (1 + exp(-a))"),
-    "Floor": (np.floor, UNARY, "T", FLOAT_DTYPES, "round down"),
-    "Ceil": (np.ceil, UNARY, "T", FLOAT_DTYPES, "round up"),
-    "Round": (np.round, UNARY, "T", FLOAT_DTYPES, "round half to even"),
-    "RoundHalfAwayFromZero": (_round_half_away_from_zero, UNARY, "T", FLOAT_DTYPES, "C round(): halves away from zero, exact"),
-    "Identity": (lambda a: a, UNARY, "T", ALL_DTYPES, "a"),
-    "Less": (np.less, BINARY, "bool", WITH_BOOL, "a < b"),
-    "Greater": (np.greater, BINARY, "bool", WITH_BOOL, "a > b"),
-    "LessOrEqual": (np.less_equal, BINARY, "bool", WITH_BOOL, "a <= b"),
-    "GreaterOrEqual": (np.greater_equal, BINARY, "bool", WITH_BOOL, "a >= b"),
-    "Equal": (np.equal, BINARY, "bool", ALL_DTYPES, "a == b"),
-    "NotEqual": (np.not_equal, BINARY, "bool", ALL_DTYPES, "a != b"),
-    "And": (np.bitwise_and, BINARY, "T", LOGICAL, "logical and on bool, bitwise on ints"),
-    "Or": (np.bitwise_or, BINARY, "T", LOGICAL, "logical or on bool, bitwise on ints"),
-    "Xor": (np.bitwise_xor, BINARY, "T", LOGICAL, "logical xor on bool, bitwise on ints"),
-    "Not": (np.invert, UNARY, "T", LOGICAL, "logical not on bool, bitwise not on ints"),
-    "Where": (np.where, ("bool", "T", "T"), "T", ALL_DTYPES, "cond ? a : b"),
-    "IsNaN": (np.isnan, UNARY, "bool", NUMERIC_DTYPES, "a is NaN (never for integers)"),
-    "IsInf": (np.isinf, UNARY, "bool", NUMERIC_DTYPES, "a is +inf or -inf (never for integers)"),
-}
+# Each elementwise op, as a keyword row: its NumPy semantics, the type variable of each input
+# and of the output, the dtypes those may be, the traits the passes read, and what it computes.
+declare("Add", semantics=np.add, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps"),
+        doc="a + b")
+declare("Sub", semantics=np.subtract, inputs=BINARY, output="T", dtypes=NUMERIC_DTYPES, traits=("nan_in_nan_out", "wraps"),
+        doc="a - b")
+declare("Mul", semantics=np.multiply, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps"),
+        doc="a * b")
+declare("Div", semantics=np.true_divide, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="a / b on floats")
+declare("IntDiv", semantics=np.floor_divide, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+        doc="floor(a / b), NumPy's floor_divide (x // 0 == 0 for ints)")
+declare("Mod", semantics=np.mod, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+        doc="a mod b with the sign of b (NumPy/Python), x % 0 == 0 for ints")
+declare("Pow", semantics=np.power, inputs=BINARY, output="T", dtypes=NUMERIC_DTYPES, traits=("wraps",),
+        doc="a ** b (integers wrap as in NumPy)")
+declare("Max", semantics=np.maximum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+        doc="elementwise maximum, NaN-propagating")
+declare("Min", semantics=np.minimum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+        doc="elementwise minimum, NaN-propagating")
+declare("Neg", semantics=np.negative, inputs=UNARY, output="T", dtypes=SIGNED, traits=("nan_in_nan_out", "wraps"),
+        doc="-a")
+declare("Abs", semantics=np.abs, inputs=UNARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "never_negative_zero", "wraps"),
+        doc="|a|")
+declare("Sign", semantics=np.sign, inputs=UNARY, output="T", dtypes=NUMERIC_DTYPES,
+        doc="-1, 0 or 1")
+declare("Reciprocal", semantics=np.reciprocal, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="1 / a")
+declare("Exp", semantics=np.exp, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
+        doc="e ** a")
+declare("Log", semantics=np.log, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="natural log")
+declare("Sqrt", semantics=np.sqrt, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="square root")
+declare("Log1p", semantics=np.log1p, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="log(1 + a), accurate near 0")
+declare("Expm1", semantics=np.expm1, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="exp(a) - 1, accurate near 0")
+declare("Softplus", semantics=_softplus, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
+        doc="log(1 + exp(a)), without overflow")
+declare("Sin", semantics=np.sin, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="sine")
+declare("Cos", semantics=np.cos, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="cosine")
+declare("Tanh", semantics=np.tanh, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="hyperbolic tangent")
+declare("Tan", semantics=np.tan, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="tangent")
+declare("ArcSin", semantics=np.arcsin, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="inverse sine, in [-pi/2, pi/2]")
+declare("ArcCos", semantics=np.arccos, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="inverse cosine, in [0, pi]")
+declare("ArcTan", semantics=np.arctan, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="inverse tangent, in [-pi/2, pi/2]")
+declare("ArcTan2", semantics=np.arctan2, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES,
+        doc="the angle of the point (b, a), in [-pi, pi] (C's atan2(a, b))")
+declare("Sinh", semantics=np.sinh, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="hyperbolic sine")
+declare("Cosh", semantics=np.cosh, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
+        doc="hyperbolic cosine")
+declare("ArcSinh", semantics=np.arcsinh, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="inverse hyperbolic sine")
+declare("ArcCosh", semantics=np.arccosh, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="inverse hyperbolic cosine (NaN below 1)")
+declare("ArcTanh", semantics=np.arctanh, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="inverse hyperbolic tangent (±inf at ±1, NaN beyond)")
+declare("Exp2", semantics=np.exp2, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
+        doc="2 ** a")
+declare("Log2", semantics=np.log2, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="base-2 logarithm")
+declare("Log10", semantics=np.log10, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="base-10 logarithm")
+declare("Log1mexp", semantics=_log1mexp, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="log(1 - exp(a)), accurate for a near 0 and far below")
+declare("Trunc", semantics=np.trunc, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="round towards zero")
+declare("Erf", semantics=_erf, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="error function")
+declare("Sigmoid", semantics=_sigmoid, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
+        doc="1 / (1 + exp(-a))")
+declare("Floor", semantics=np.floor, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="round down")
+declare("Ceil", semantics=np.ceil, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="round up")
+declare("Round", semantics=np.round, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="round half to even")
+declare("RoundHalfAwayFromZero", semantics=_round_half_away_from_zero, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+        doc="C round(): halves away from zero, exact")
+declare("Identity", semantics=lambda a: a, inputs=UNARY, output="T", dtypes=ALL_DTYPES, traits=("nan_in_nan_out",),
+        doc="a")
+declare("Less", semantics=np.less, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
+        doc="a < b")
+declare("Greater", semantics=np.greater, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
+        doc="a > b")
+declare("LessOrEqual", semantics=np.less_equal, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
+        doc="a <= b")
+declare("GreaterOrEqual", semantics=np.greater_equal, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
+        doc="a >= b")
+declare("Equal", semantics=np.equal, inputs=BINARY, output="bool", dtypes=ALL_DTYPES, traits=("nan_compares_false",),
+        doc="a == b")
+declare("NotEqual", semantics=np.not_equal, inputs=BINARY, output="bool", dtypes=ALL_DTYPES,
+        doc="a != b")
+declare("And", semantics=np.bitwise_and, inputs=BINARY, output="T", dtypes=LOGICAL,
+        doc="logical and on bool, bitwise on ints")
+declare("Or", semantics=np.bitwise_or, inputs=BINARY, output="T", dtypes=LOGICAL,
+        doc="logical or on bool, bitwise on ints")
+declare("Xor", semantics=np.bitwise_xor, inputs=BINARY, output="T", dtypes=LOGICAL,
+        doc="logical xor on bool, bitwise on ints")
+declare("Not", semantics=np.invert, inputs=UNARY, output="T", dtypes=LOGICAL,
+        doc="logical not on bool, bitwise not on ints")
+declare("Where", semantics=np.where, inputs=("bool", "T", "T"), output="T", dtypes=ALL_DTYPES,
+        doc="cond ? a : b")
+declare("IsNaN", semantics=np.isnan, inputs=UNARY, output="bool", dtypes=NUMERIC_DTYPES,
+        doc="a is NaN (never for integers)")
+declare("IsInf", semantics=np.isinf, inputs=UNARY, output="bool", dtypes=NUMERIC_DTYPES,
+        doc="a is +inf or -inf (never for integers)")
 
-#: ops only decompositions build: one onnxruntime kernel each, as it computes (family "kernel")
-KERNELS: dict[str, tuple] = {
-    "Select": (_select, ("bool", "T", "T"), "T", ALL_DTYPES,
-               "cond ? a : b as onnxruntime's Where runs it: a -0.0 taken from a is +0.0 (decompositions put a zero whose sign matters in b)"),
-    "FMod": (np.fmod, BINARY, "T", FLOAT_DTYPES, "C's fmod: a - trunc(a / b) b, with a's sign (exact)"),
-    "SinReduced": (np.sin, UNARY, "T", FLOAT_DTYPES, "sine of a reduced argument, |a| <= pi/2 (no argument reduction: the accurate Sin reduces first)"),
-}
+# Ops only decompositions build: one onnxruntime kernel each, as it computes (family "kernel")
+declare("Select", semantics=_select, inputs=("bool", "T", "T"), output="T", dtypes=ALL_DTYPES, family="kernel",
+        doc="cond ? a : b as onnxruntime's Where runs it: a -0.0 taken from a is +0.0 (decompositions put a zero whose sign matters in b)")
+declare("FMod", semantics=np.fmod, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="kernel",
+        doc="C's fmod: a - trunc(a / b) b, with a's sign (exact)")
+declare("SinReduced", semantics=np.sin, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="kernel",
+        doc="sine of a reduced argument, |a| <= pi/2 (no argument reduction: the accurate Sin reduces first)")
 
-for _name, (_fn, _inputs, _out, _allowed, _doc) in ELEMENTWISE.items():
-    declare(_name, _fn, _inputs, _out, _allowed, _doc)
-for _name, (_fn, _inputs, _out, _allowed, _doc) in KERNELS.items():
-    declare(_name, _fn, _inputs, _out, _allowed, _doc, family="kernel")
 
 
 def _cast_rule(types: Sequence[TensorType], attributes: Mapping[str, Any]) -> list[TensorType]:

@@ -186,70 +186,85 @@ def _same_type(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tensor
     return [types[0]]
 
 
-#: name -> (inputs, type rule, semantics, attributes, doc)
-NN_OPS: dict[str, tuple] = {
-    "Conv": (
-        ("x: T", "w: T", "b?: T"),
-        _conv_rule,
-        _conv,
-        {"strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "dilations": (tuple, (1, 1)), "group": (int, 1)},
-        "2-D cross-correlation X (N,C,H,W) * W (O,C/group,kh,kw) + B (O,); pads (top, left, bottom, right)",
-    ),
-    "BatchNorm": (
-        ("x: T", "scale: T", "bias: T", "mean: T", "var: T"),
-        _batch_norm_rule,
-        lambda x, scale, bias, mean, var, epsilon: K.batch_norm(x, scale, bias, mean, var, epsilon),
-        {"epsilon": (float, 1e-5)},
-        "inference batch norm over axis 1; epsilon is stored (and applied) as float32, as in ONNX",
-    ),
-    "MaxPool": (
-        ("x: T",),
-        _pool_rule("MaxPool"),
-        K.max_pool2d,
-        {"kernel_shape": (tuple, REQUIRED), "strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "ceil_mode": (int, 0)},
-        "2-D max pooling, -inf padding, PyTorch's ceil_mode rule",
-    ),
-    "AveragePool": (
-        ("x: T",),
-        _pool_rule("AveragePool"),
-        K.avg_pool2d,
-        {
-            "kernel_shape": (tuple, REQUIRED),
-            "strides": (tuple, (1, 1)),
-            "pads": (tuple, (0, 0, 0, 0)),
-            "ceil_mode": (int, 0),
-            "count_include_pad": (int, 0),
-        },
-        "2-D average pooling; count_include_pad divides by the window clipped to the padded input",
-    ),
-    "GlobalAveragePool": (("x: T",), _global_pool_rule("GlobalAveragePool"), K.global_avg_pool, {}, "mean over spatial axes, kept as size 1"),
-    "GlobalMaxPool": (("x: T",), _global_pool_rule("GlobalMaxPool"), K.global_max_pool, {}, "max over spatial axes, kept as size 1"),
-    "Resize": (
-        ("x: T",),
-        _resize_rule,
-        _resize,
-        {
-            "axes": (tuple, REQUIRED),
-            "scales": (tuple, ()),
-            "sizes": (tuple, ()),
-            "mode": (str, REQUIRED),
-            "coordinate_transformation_mode": (str, REQUIRED),
-            "nearest_mode": (str, "floor"),
-        },
-        "resize `axes` by float32 `scales` or to `sizes`; onnxruntime's coordinate formulas (see nn_kernels)",
-    ),
-    "SiLU": (("x: T",), _same_type, K.silu, {}, "x * sigmoid(x)"),
-}
+def nn_op(name: str, *, inputs: tuple[str, ...], type_rule, semantics, doc: str, attributes=None):
+    """A CNN op on floats: one output of the input's dtype."""
+    define(name, inputs=inputs, outputs=("out: T",), dtypes=FLOAT, type_rule=type_rule, semantics=semantics,
+           attributes=attributes or {}, family="nn", doc=doc)
 
-for _name, (_inputs, _rule, _fn, _attrs, _doc) in NN_OPS.items():
-    define(
-        _name,
-        inputs=_inputs,
-        outputs=("out: T",),
-        dtypes=FLOAT,
-        type_rule=_rule,
-        semantics=_fn,
-        attributes=_attrs,
-        family="nn",
-        doc=_doc,
-    )
+
+# Each CNN op, as a keyword row (their NumPy kernels live in nn_kernels.py).
+nn_op(
+    "Conv",
+    inputs=("x: T", "w: T", "b?: T"),
+    type_rule=_conv_rule,
+    semantics=_conv,
+    attributes={"strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "dilations": (tuple, (1, 1)), "group": (int, 1)},
+    doc="2-D cross-correlation X (N,C,H,W) * W (O,C/group,kh,kw) + B (O,); pads (top, left, bottom, right)",
+)
+nn_op(
+    "BatchNorm",
+    inputs=("x: T", "scale: T", "bias: T", "mean: T", "var: T"),
+    type_rule=_batch_norm_rule,
+    semantics=lambda x, scale, bias, mean, var, epsilon: K.batch_norm(x, scale, bias, mean, var, epsilon),
+    attributes={"epsilon": (float, 1e-5)},
+    doc="inference batch norm over axis 1; epsilon is stored (and applied) as float32, as in ONNX",
+)
+nn_op(
+    "MaxPool",
+    inputs=("x: T",),
+    type_rule=_pool_rule("MaxPool"),
+    semantics=K.max_pool2d,
+    attributes={"kernel_shape": (tuple, REQUIRED), "strides": (tuple, (1, 1)), "pads": (tuple, (0, 0, 0, 0)), "ceil_mode": (int, 0)},
+    doc="2-D max pooling, -inf padding, PyTorch's ceil_mode rule",
+)
+nn_op(
+    "AveragePool",
+    inputs=("x: T",),
+    type_rule=_pool_rule("AveragePool"),
+    semantics=K.avg_pool2d,
+    attributes={
+        "kernel_shape": (tuple, REQUIRED),
+        "strides": (tuple, (1, 1)),
+        "pads": (tuple, (0, 0, 0, 0)),
+        "ceil_mode": (int, 0),
+        "count_include_pad": (int, 0),
+    },
+    doc="2-D average pooling; count_include_pad divides by the window clipped to the padded input",
+)
+nn_op(
+    "GlobalAveragePool",
+    inputs=("x: T",),
+    type_rule=_global_pool_rule("GlobalAveragePool"),
+    semantics=K.global_avg_pool,
+    doc="mean over spatial axes, kept as size 1",
+)
+nn_op(
+    "GlobalMaxPool",
+    inputs=("x: T",),
+    type_rule=_global_pool_rule("GlobalMaxPool"),
+    semantics=K.global_max_pool,
+    doc="max over spatial axes, kept as size 1",
+)
+nn_op(
+    "Resize",
+    inputs=("x: T",),
+    type_rule=_resize_rule,
+    semantics=_resize,
+    attributes={
+        "axes": (tuple, REQUIRED),
+        "scales": (tuple, ()),
+        "sizes": (tuple, ()),
+        "mode": (str, REQUIRED),
+        "coordinate_transformation_mode": (str, REQUIRED),
+        "nearest_mode": (str, "floor"),
+    },
+    doc="resize `axes` by float32 `scales` or to `sizes`; onnxruntime's coordinate formulas (see nn_kernels)",
+)
+nn_op(
+    "SiLU",
+    inputs=("x: T",),
+    type_rule=_same_type,
+    semantics=K.silu,
+    doc="x * sigmoid(x)",
+)
+

@@ -19,15 +19,6 @@ from ptonnx.ir.ops.rules import need as _need
 from ptonnx.ir.schema import define
 from ptonnx.ir.types import ALL_DTYPES, NUMERIC_DTYPES, TensorType
 
-#: IR op -> (NumPy ufunc whose `reduce` it is, dtypes)
-REDUCTIONS = {
-    "ReduceSum": (np.add, NUMERIC_DTYPES),
-    "ReduceProd": (np.multiply, NUMERIC_DTYPES),
-    "ReduceMax": (np.maximum, ALL_DTYPES),
-    "ReduceMin": (np.minimum, ALL_DTYPES),
-    "ReduceAll": (np.logical_and, frozenset({"bool"})),
-    "ReduceAny": (np.logical_or, frozenset({"bool"})),
-}
 
 
 def reduced_shape(op: str, x: TensorType, axes: tuple, keepdims: bool) -> tuple:
@@ -50,11 +41,20 @@ def _reduction(op: str, ufunc):
     return rule, semantics
 
 
-for _op, (_ufunc, _dtypes) in REDUCTIONS.items():
-    _rule, _semantics = _reduction(_op, _ufunc)
-    define(_op, inputs=("x: T",), outputs=("out: T",), dtypes={"T": _dtypes}, type_rule=_rule, semantics=_semantics,
+def reduction(op: str, *, ufunc, dtypes: frozenset[str]):
+    """A reduction over `axes`: NumPy's `ufunc.reduce`, in the input's dtype."""
+    rule, semantics = _reduction(op, ufunc)
+    define(op, inputs=("x: T",), outputs=("out: T",), dtypes={"T": dtypes}, type_rule=rule, semantics=semantics,
            attributes={"axes": (tuple, ()), "keepdims": (bool, False)}, family="reduction",
-           doc=f"NumPy's `{_ufunc.__name__}.reduce` over `axes`")
+           doc=f"NumPy's `{ufunc.__name__}.reduce` over `axes`")
+
+
+reduction("ReduceSum", ufunc=np.add, dtypes=NUMERIC_DTYPES)
+reduction("ReduceProd", ufunc=np.multiply, dtypes=NUMERIC_DTYPES)
+reduction("ReduceMax", ufunc=np.maximum, dtypes=ALL_DTYPES)
+reduction("ReduceMin", ufunc=np.minimum, dtypes=ALL_DTYPES)
+reduction("ReduceAll", ufunc=np.logical_and, dtypes=frozenset({"bool"}))
+reduction("ReduceAny", ufunc=np.logical_or, dtypes=frozenset({"bool"}))
 
 
 def _argmax_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:

@@ -28,37 +28,56 @@ def _scipy(name: str, *leading):
     return fn
 
 
-#: IR op -> (scipy.special function, input type variables, doc)
-SPECIAL: dict[str, tuple] = {
-    "Erfc": ("erfc", UNARY, "1 - erf(a), accurate where erf(a) is near 1"),
-    "Erfcx": ("erfcx", UNARY, "exp(a**2) erfc(a), finite where exp(a**2) overflows"),
-    "GammaLn": ("gammaln", UNARY, "log|Gamma(a)| (inf at the poles 0, -1, -2, ...)"),
-    "Gamma": ("gamma", UNARY, "Gamma(a) (NaN at negative integers, ±inf at ±0)"),
-    "Psi": ("psi", UNARY, "digamma: d/da log Gamma(a)"),
-    "TriGamma": (("polygamma", 1), UNARY, "d**2/da**2 log Gamma(a)"),
-    "Erfinv": ("erfinv", UNARY, "the inverse of erf (±inf at ±1, NaN beyond)"),
-    "Erfcinv": ("erfcinv", UNARY, "the inverse of erfc (inf at 0, -inf at 2, NaN outside [0, 2])"),
-    "OwensT": ("owens_t", BINARY, "Owen's T function T(a, b): a bivariate normal probability"),
-    "I0": ("i0", UNARY, "modified Bessel function of the first kind, order 0 (even)"),
-    "I1": ("i1", UNARY, "modified Bessel function of the first kind, order 1 (odd)"),
-    "J0": ("j0", UNARY, "Bessel function of the first kind, order 0"),
-    "J1": ("j1", UNARY, "Bessel function of the first kind, order 1"),
-    "Ive": ("ive", BINARY, "exp(-|b|) I_a(b): the scaled modified Bessel function of the first kind of real order a"),
-    "Iv": ("iv", BINARY, "I_a(b): the modified Bessel function of the first kind of real order a (finite up to 713.98)"),
-    "Jv": ("jv", BINARY, "J_a(b): the Bessel function of the first kind of order a (lowered for integer orders |a| <= 100)"),
-    "Kve": ("kve", BINARY, "exp(b) K_a(b): the scaled modified Bessel function of the second kind of real order a"),
-    "GammaInc": ("gammainc", BINARY, "P(a, b): the regularized lower incomplete gamma function (a, b >= 0)"),
-    "GammaIncC": ("gammaincc", BINARY, "Q(a, b) = 1 - P(a, b): the regularized upper incomplete gamma function"),
-    "GammaIncInv": ("gammaincinv", BINARY, "the x with P(a, x) = b: the inverse of GammaInc in x (a > 0, 0 <= b <= 1)"),
-    "GammaIncCInv": ("gammainccinv", BINARY, "the x with Q(a, x) = b: the inverse of GammaIncC in x (a > 0, 0 <= b <= 1)"),
-    "BetaInc": ("betainc", ("T", "T", "T"), "I_c(a, b): the regularized incomplete beta function (a, b >= 0, 0 <= c <= 1)"),
-    "BetaIncInv": ("betaincinv", ("T", "T", "T"), "the x with I_x(a, b) = c: the inverse of BetaInc in x (a, b > 0, 0 <= c <= 1)"),
-    "Hyp2F1": ("hyp2f1", ("T", "T", "T", "T"), "2F1(a, b; c; d): the Gauss hypergeometric function"),
-}
-
-for _name, (_fn, _inputs, _doc) in SPECIAL.items():
-    _scipy_fn = _scipy(*_fn) if isinstance(_fn, tuple) else _scipy(_fn)
-    declare(_name, _scipy_fn, _inputs, "T", FLOAT_DTYPES, _doc, family="special")
+# Each special function, as a keyword row: SciPy's function (the reference), the type variable of
+# each input, the traits the passes read, and what it computes.
+declare("Erfc", semantics=_scipy("erfc"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"), family="special",
+        doc="1 - erf(a), accurate where erf(a) is near 1")
+declare("Erfcx", semantics=_scipy("erfcx"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"), family="special",
+        doc="exp(a**2) erfc(a), finite where exp(a**2) overflows")
+declare("GammaLn", semantics=_scipy("gammaln"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",), family="special",
+        doc="log|Gamma(a)| (inf at the poles 0, -1, -2, ...)")
+declare("Gamma", semantics=_scipy("gamma"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",), family="special",
+        doc="Gamma(a) (NaN at negative integers, ±inf at ±0)")
+declare("Psi", semantics=_scipy("psi"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",), family="special",
+        doc="digamma: d/da log Gamma(a)")
+declare("TriGamma", semantics=_scipy("polygamma", 1), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",), family="special",
+        doc="d**2/da**2 log Gamma(a)")
+declare("Erfinv", semantics=_scipy("erfinv"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",), family="special",
+        doc="the inverse of erf (±inf at ±1, NaN beyond)")
+declare("Erfcinv", semantics=_scipy("erfcinv"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",), family="special",
+        doc="the inverse of erfc (inf at 0, -inf at 2, NaN outside [0, 2])")
+declare("OwensT", semantics=_scipy("owens_t"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="Owen's T function T(a, b): a bivariate normal probability")
+declare("I0", semantics=_scipy("i0"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="modified Bessel function of the first kind, order 0 (even)")
+declare("I1", semantics=_scipy("i1"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="modified Bessel function of the first kind, order 1 (odd)")
+declare("J0", semantics=_scipy("j0"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="Bessel function of the first kind, order 0")
+declare("J1", semantics=_scipy("j1"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="Bessel function of the first kind, order 1")
+declare("Ive", semantics=_scipy("ive"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="exp(-|b|) I_a(b): the scaled modified Bessel function of the first kind of real order a")
+declare("Iv", semantics=_scipy("iv"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="I_a(b): the modified Bessel function of the first kind of real order a (finite up to 713.98)")
+declare("Jv", semantics=_scipy("jv"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="J_a(b): the Bessel function of the first kind of order a (lowered for integer orders |a| <= 100)")
+declare("Kve", semantics=_scipy("kve"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="exp(b) K_a(b): the scaled modified Bessel function of the second kind of real order a")
+declare("GammaInc", semantics=_scipy("gammainc"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="P(a, b): the regularized lower incomplete gamma function (a, b >= 0)")
+declare("GammaIncC", semantics=_scipy("gammaincc"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="Q(a, b) = 1 - P(a, b): the regularized upper incomplete gamma function")
+declare("GammaIncInv", semantics=_scipy("gammaincinv"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="the x with P(a, x) = b: the inverse of GammaInc in x (a > 0, 0 <= b <= 1)")
+declare("GammaIncCInv", semantics=_scipy("gammainccinv"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="the x with Q(a, x) = b: the inverse of GammaIncC in x (a > 0, 0 <= b <= 1)")
+declare("BetaInc", semantics=_scipy("betainc"), inputs=("T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="I_c(a, b): the regularized incomplete beta function (a, b >= 0, 0 <= c <= 1)")
+declare("BetaIncInv", semantics=_scipy("betaincinv"), inputs=("T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="the x with I_x(a, b) = c: the inverse of BetaInc in x (a, b > 0, 0 <= c <= 1)")
+declare("Hyp2F1", semantics=_scipy("hyp2f1"), inputs=("T", "T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="2F1(a, b; c; d): the Gauss hypergeometric function")
 
 #: polygamma's order is an integer (PyTensor requires a discrete dtype; bool counts as 0/1)
 define(
@@ -83,7 +102,7 @@ def _times_gamma(name: str):
 
 
 #: PyTensor's GammaU and GammaL are products of SciPy's (inf where Gamma(a) overflows)
-declare("GammaU", _times_gamma("gammaincc"), BINARY, "T", FLOAT_DTYPES,
-        "Gamma(a, b) = Q(a, b) Gamma(a): the upper incomplete gamma function", family="special")
-declare("GammaL", _times_gamma("gammainc"), BINARY, "T", FLOAT_DTYPES,
-        "gamma(a, b) = P(a, b) Gamma(a): the lower incomplete gamma function", family="special")
+declare("GammaU", semantics=_times_gamma("gammaincc"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="Gamma(a, b) = Q(a, b) Gamma(a): the upper incomplete gamma function")
+declare("GammaL", semantics=_times_gamma("gammainc"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+        doc="gamma(a, b) = P(a, b) Gamma(a): the lower incomplete gamma function")

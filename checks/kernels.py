@@ -1,11 +1,11 @@
 """The kernel audit: every (ONNX op, dtype) ptonnx emits, probed in the installed
 onnxruntime with edge values, against NumPy/SciPy.
 
-`run_audit()` enumerates the pairs from the compiler (`audit.emitted`), adds the
+`run_audit()` enumerates the pairs from the compiler (`checks.emitted`), adds the
 pairs of recorded quirks and of `RUNTIME_WIDENING` (lowering may no longer emit
 them because it works around them: they are re-probed so the record stays
 true), probes each one as a one-node model at both `LEVELS`, then the
-two-node patterns of `audit.chains`. `differences(audit)` says how the result
+two-node patterns of `checks.chains`. `differences(audit)` says how the result
 departs from `ptonnx.runtime_support.KERNEL_QUIRKS`.
 """
 
@@ -20,9 +20,9 @@ import onnxruntime as ort
 import scipy
 from onnx import helper
 
-from audit import chains
-from audit.emitted import DTYPE_INPUT, Pair, emitted_pairs, pair_from_label
-from audit.probe import (
+from checks import chains
+from checks.emitted import DTYPE_INPUT, Pair, emitted_pairs, pair_from_label
+from checks.probe import (
     LEVELS,
     ORT_ERRORS,
     Finding,
@@ -33,7 +33,7 @@ from audit.probe import (
     make_model,
     session,
 )
-from audit.reference import (
+from checks.reference import (
     APPROX,
     BINARY_OPS,
     EXACT,
@@ -49,7 +49,7 @@ from audit.reference import (
     unary,
     where,
 )
-from audit.values import (
+from checks.values import (
     binary_values,
     distinct,
     float_sweep,

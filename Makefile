@@ -50,10 +50,11 @@ test-default: $(VENV)/.installed
 	$(PY) $(PYTEST) --ignore=tests/pymc
 
 # what depends on the PyTensor line: everything but the `one_environment` tests (accuracy
-# sweeps of ptonnx's own formulas, hand-built IR), which the default environment runs
+# sweeps of ptonnx's own formulas, hand-built IR), which the default environment runs; the
+# `ci` Hypothesis profile becomes `ci-second` there (10 examples a test, not 25)
 test-pymc: $(PYMC_VENV)/.installed
 	@$(PYMC_PY) -c "import pymc, pytensor, onnxruntime, numpy; print(f'== pymc environment ($(PYMC_VENV)): pymc {pymc.__version__}, pytensor {pytensor.__version__}, onnxruntime {onnxruntime.__version__}, numpy {numpy.__version__}')"
-	$(PYMC_PY) $(PYTEST) -m "not one_environment"
+	PTONNX_SECOND_ENVIRONMENT=1 $(PYMC_PY) $(PYTEST) -m "not one_environment"
 
 bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[test,bench]"

@@ -32,7 +32,11 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.register_profile("dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+# The second environment (`make test-pymc`, PTONNX_SECOND_ENVIRONMENT=1) checks the other PyTensor
+# line: which graphs it builds and lifts, not ptonnx's numbers again, so fewer examples of each.
+settings.register_profile("ci-second", parent=settings.get_profile("ci"), max_examples=10)
+_profile = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile("ci-second" if _profile == "ci" and os.environ.get("PTONNX_SECOND_ENVIRONMENT") else _profile)
 
 #: PyTensor's own evaluation: the Python implementations, no rewrites.
 REFERENCE_MODE = reference_mode()

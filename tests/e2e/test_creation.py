@@ -48,6 +48,8 @@ def test_layout_program_matches_pytensor(name):
         v = pt.tensor("x", dtype=x.dtype.name, shape=static)
         check_like_pytensor([v], build(v, x), [x])
 
+    if name == "pad":  # PyTensor's Pad is an OpFromGraph its Python reference compiles for every example (~1 s each)
+        check = settings(max_examples=min(8, settings().max_examples))(check)
     check()
 
 

@@ -16,6 +16,8 @@ def test_int8_literal_becomes_a_float32_constant():
     g.set_outputs([y])
     result = UnifyDtypes().run(g)
     assert result.details == {"constants_converted": 1}
+    (y,) = g.outputs
+    assert y.name == "y"
     c = y.producer.inputs[1]
     assert c.const.dtype == np.float32 and c.const == 2
     ir.verify(g, unified=True)
@@ -31,7 +33,8 @@ def test_a_non_constant_gets_one_shared_cast_after_its_definition():
     g.set_outputs([a, m])
     result = UnifyDtypes().run(g)
     assert result.details == {"casts_inserted": 2}
-    assert [n.op for n in g] == ["Cast", "Cast", "Add", "Mul"]  # i -> f64 shared by Add and Mul
+    assert sorted(n.op for n in g) == ["Add", "Cast", "Cast", "Mul"]  # i -> f64 shared by Add and Mul
+    a, m = g.outputs
     casts = {n.outputs[0]: n for n in g if n.op == "Cast"}
     assert a.producer.inputs[1] is m.producer.inputs[0] and a.producer.inputs[1] in casts
     ir.verify(g, unified=True)
@@ -45,9 +48,11 @@ def test_comparison_unifies_to_the_promoted_dtype_and_where_condition_to_bool():
     w = b.op("Where", Value.constant(np.float32(2.0)), x, gt)  # nonzero float condition, bool branch
     g.set_outputs([w])
     UnifyDtypes().run(g)
+    (w,) = g.outputs
+    gt = w.producer.inputs[2].producer.inputs[0]  # the bool branch, cast to float32
+    assert w.producer.inputs[2].producer.op == "Cast" and gt.producer.op == "Greater"
     assert gt.producer.inputs[1].const.dtype == np.float32
     assert w.producer.inputs[0].const.dtype == np.bool_ and w.producer.inputs[0].const == True  # noqa: E712
-    assert w.producer.inputs[2].producer.op == "Cast"
     ir.verify(g, unified=True)
 
 
@@ -74,4 +79,5 @@ def test_a_constant_promoted_as_pytensor_promotes_it_converts_even_if_inexact():
     y = Builder(g).op("Add", x, Value.constant(big))
     g.set_outputs([y])
     UnifyDtypes().run(g)
+    (y,) = g.outputs
     assert y.producer.inputs[1].const == np.float64(big)

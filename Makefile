@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 # with the pytensor 2.38 it pins (the default install above gets pytensor 3.0).
 PYMC_VENV ?= .venv-pymc
 PYMC_PY := $(PYMC_VENV)/bin/python
-PYTEST := -m pytest -q -p no:cacheprovider -n 2
+PYTEST := -m pytest -q -p no:cacheprovider -n 2 --dist worksteal
 
 .PHONY: demo test lint test-default test-pymc bench bench-pymc setup clean
 # the two environments are built and tested one after the other, even under -j
@@ -36,7 +36,8 @@ setup: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/ptonnx
 
-# CI: lint, then the suite in both environments, each on two workers (pytest-xdist); -k
+# CI: lint, then the suite in both environments, each on two workers (pytest-xdist; worksteal:
+# a worker that runs out takes queued tests from the other, so no long test ends the run alone); -k
 # runs the second even when the first fails, and make still fails if either did.
 test:
 	@$(MAKE) --no-print-directory -k lint test-default test-pymc

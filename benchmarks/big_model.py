@@ -1,4 +1,4 @@
-"""A real model over protobuf's 2 GiB limit, end to end (not in CI: ~15 GB of memory, ~1 min).
+"""A real model over protobuf's 2 GiB limit, end to end (not in CI: ~4.5 GB of memory, ~30 s).
 
     python benchmarks/big_model.py
 

@@ -15,6 +15,7 @@ from ptonnx.check_errors import read_checks
 from ptonnx.errors import (
     LoweringError,
     PassError,
+    PtonnxError,
     SignatureError,
     VerificationError,
 )
@@ -32,22 +33,30 @@ class CompiledModel:
     """An ONNX model compiled from a PyTensor graph, runnable through onnxruntime.
 
     A model too large for one protobuf message (2 GiB, `ptonnx.model_files.MAX_PROTO_BYTES`)
-    stays whole in `model`; it is checked, run and saved through files with ONNX external data.
+    refers to its large tensors, whose arrays are `weights` (name -> read-only array, a
+    lifted weight a view of the user's own: do not write it while the model lives). They
+    are the one copy: the data file for onnx's checker and onnxruntime is written from
+    them, and onnxruntime is given them as shared initializers (`add_initializer` on the
+    session options, so such a model needs `SessionOptions` of its own). A smaller
+    model is whole and `weights` is empty.
     """
 
-    def __init__(self, model: onnx.ModelProto, ir: Graph, report: Report, session_options=None, *, _copy: TempCopy | None = None):
+    def __init__(self, model: onnx.ModelProto, ir: Graph, report: Report, session_options=None, *,
+                 weights: dict | None = None, _copy: TempCopy | None = None):
         self.model = model
         self.ir = ir
         self.report = report
+        self.weights = weights or {}
         self._session_options = session_options
         self._session = None
-        self._copy = _copy if _copy is not None else TempCopy(model)
+        self._shared: list = []  # the OrtValues over `weights`: they must outlive the session
+        self._copy = _copy if _copy is not None else TempCopy(model, self.weights)
         self._plan = None
         self._checks = read_checks(model)
 
     def with_session_options(self, session_options) -> CompiledModel:
         """The same model, run in a session with other `onnxruntime.SessionOptions`."""
-        return CompiledModel(self.model, self.ir, self.report, session_options, _copy=self._copy)
+        return CompiledModel(self.model, self.ir, self.report, session_options, weights=self.weights, _copy=self._copy)
 
     @property
     def input_names(self) -> list[str]:
@@ -63,9 +72,27 @@ class CompiledModel:
         if self._session is None:
             import onnxruntime as ort
 
-            source = self._copy.path() if needs_external_data(self.model) else self.model.SerializeToString()
-            self._session = ort.InferenceSession(source, sess_options=self._session_options, providers=["CPUExecutionProvider"])
+            if not needs_external_data(self.model):
+                source, options = self.model.SerializeToString(), self._session_options
+            else:
+                source, options = self._copy.path(), self._share_weights(ort)
+            self._session = ort.InferenceSession(source, sess_options=options, providers=["CPUExecutionProvider"])
         return self._session
+
+    def _share_weights(self, ort):
+        """Session options that hand onnxruntime `weights` itself (it reads no data file)."""
+        options = self._session_options if self._session_options is not None else ort.SessionOptions()
+        for name, array in self.weights.items():
+            value = ort.OrtValue.ortvalue_from_numpy(array)
+            try:
+                options.add_initializer(name, value)
+            except Exception as exc:  # onnxruntime's InvalidArgument: the name is already there
+                raise PtonnxError(
+                    f"the session options already hold a weight named {name!r}; a model over 2 GiB adds its "
+                    "weights to its session options, so give each such model SessionOptions of its own"
+                ) from exc
+            self._shared.append(value)
+        return options
 
     def __call__(self, *arrays) -> list[np.ndarray]:
         """Run in onnxruntime; returns one numpy array per output (new arrays each call)."""
@@ -81,7 +108,7 @@ class CompiledModel:
         """Write the `.onnx` file. A model over 2 GiB (or with `external_data=True`) keeps its
         tensors in `<path>.data` beside it (ONNX external data); `onnx.load(path)` reads both."""
         path = os.fspath(path)
-        save_model(self.model, path, needs_external_data(self.model) if external_data is None else external_data)
+        save_model(self.model, path, needs_external_data(self.model) if external_data is None else external_data, self.weights)
         return path
 
     def __repr__(self) -> str:
@@ -156,9 +183,10 @@ def _compile(fgraph, passes, verify_each, check, name, session_options, float64_
     except VerificationError as exc:
         ran = ", ".join(r.name for r in report.records) or "none"
         raise PassError(f"the passes ({ran}) left an invalid IR graph:\n{exc}") from exc
-    model = lower(graph, name=name, output_names=output_names(fgraph))
+    weights: dict = {}
+    model = lower(graph, name=name, output_names=output_names(fgraph), weights=weights)
     report.stages["lower"] = time.perf_counter() - start
-    cm = CompiledModel(model, graph, report, session_options)
+    cm = CompiledModel(model, graph, report, session_options, weights=weights)
     if check:
         start = time.perf_counter()
         try:

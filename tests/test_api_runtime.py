@@ -14,7 +14,7 @@ from onnx import numpy_helper
 
 import ptonnx
 import ptonnx.model_files
-from ptonnx.errors import CheckFailedError, RuntimeMismatchError
+from ptonnx.errors import CheckFailedError, PtonnxError, RuntimeMismatchError
 from ptonnx.ir import Builder, Graph, TensorType
 from ptonnx.passes import Report
 from tests.conftest import ORT_LEVELS, REFERENCE_MODE, assert_matches, session_options
@@ -119,9 +119,9 @@ def test_a_model_over_the_limit_is_checked_run_and_saved_with_external_data(smal
     assert os.path.getsize(path) < w.nbytes <= os.path.getsize(data)
     cm.save(path)  # saving again rewrites the data file, never appends to it
     assert os.path.getsize(data) == w.nbytes
-    tensor = _initializer(cm.model, "w")  # the in-memory model stays whole
-    assert not tensor.external_data and tensor.data_location == onnx.TensorProto.DEFAULT
-    np.testing.assert_array_equal(numpy_helper.to_array(tensor), w)
+    tensor = _initializer(cm.model, "w")  # the in-memory model refers to the user's array: no copy
+    assert tensor.data_location == onnx.TensorProto.EXTERNAL and not tensor.HasField("raw_data")
+    assert np.shares_memory(cm.weights["w"], w) and set(cm.weights) == {"w"}
 
     loaded = onnx.load(path)
     np.testing.assert_array_equal(numpy_helper.to_array(_initializer(loaded, "w")), w)
@@ -144,11 +144,13 @@ def test_export_and_save_on_request_write_external_data(small_proto_limit, tmp_p
     assert not (tmp_path / "inline.onnx.data").exists() and os.path.getsize(tmp_path / "inline.onnx") > w.nbytes
 
 
-def test_saving_with_external_data_leaves_the_model_untouched(small_proto_limit, tmp_path):
-    """The data file gets each large tensor, page-aligned; the in-memory model is not edited
-    (moving its bytes out and back would leave a second copy in protobuf's arena)."""
+def test_saving_with_external_data_leaves_the_model_untouched(tmp_path):
+    """A whole model saved with external data: the data file gets each large tensor,
+    page-aligned; the in-memory model is not edited (moving its bytes out and back would
+    leave a second copy in protobuf's arena)."""
     x, w, y = _weighted(20_000)
     cm = ptonnx.compile_function([x], [y])
+    assert not cm.weights
     before = cm.model.SerializeToString()
     path = cm.save(tmp_path / "m.onnx", external_data=True)
     assert cm.model.SerializeToString() == before
@@ -174,6 +176,33 @@ def test_one_copy_of_the_weights(tmp_path):
     assert np.shares_memory(const, w) and w.flags.writeable and not const.flags.writeable
     node = next(n for n in cm.ir if n.source is not None)
     assert isinstance(node.source.variable, str) and isinstance(node.source.type, str), node.source
+
+
+def test_a_model_over_the_limit_shares_its_weights_with_onnxruntime(small_proto_limit, tmp_path):
+    """onnxruntime runs on `cm.weights` themselves (shared initializers), at both levels;
+    the data file is written from them, its references as the in-memory model's; session
+    options that already hold a weight of that name are refused with what to do."""
+    x, w, y = _weighted(3000)
+    z = pt.vector("z", dtype="int64")
+    idx = np.arange(400, dtype=np.int64)[::-1].copy()
+    out = (x * pt.constant(w, name="w")).sum() + pt.constant(idx, name="idx")[z].sum()
+    cm = ptonnx.compile_function([x, z], [out])
+    assert set(cm.weights) == {"w", "idx"} and np.shares_memory(cm.weights["idx"], idx)
+    arrays = [np.linspace(-2, 2, w.size, dtype=np.float32), np.array([0, 399, -1, 7], np.int64)]
+    assert_matches(cm, arrays, _reference([x, z], [out], arrays))
+    on_disk = onnx.load(cm._copy.path(), load_external_data=False).graph.initializer
+    assert [list(t.external_data) for t in on_disk] == [list(t.external_data) for t in cm.model.graph.initializer]
+
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    cm.with_session_options(options)(*arrays)
+    with pytest.raises(PtonnxError, match="already hold a weight named '(w|idx)'.*SessionOptions of its own"):
+        cm.with_session_options(options)(*arrays)
+
+    cm(*arrays)  # the session exists; now the user's array changes under it (as the docs say not to)
+    w[:] = 0
+    np.testing.assert_array_equal(cm(*arrays)[0], np.float32(idx[arrays[1]].sum()))  # it read `w` itself: one copy
 
 
 # -- the call path: inputs passed on as they are, or converted -------------------------

@@ -6,6 +6,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from ptonnx import model_files
 from ptonnx.decompositions.registry import DECOMPOSITIONS
 from ptonnx.errors import LoweringError
 from ptonnx.ir import Graph, Value, format_node
@@ -149,8 +150,12 @@ def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint
     return body.nodes, out_names
 
 
-def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=None) -> onnx.ModelProto:
+def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=None, weights: dict | None = None) -> onnx.ModelProto:
     """`graph` as an ONNX model.
+
+    With a `weights` dict, a model too large for one protobuf message refers to its large
+    tensors (`ptonnx.model_files`) and `weights` gets their arrays, uncopied; without one,
+    the model is whole (and may be too large to serialise).
 
     `output_names` (one per output; None for an unnamed one) names the model's
     outputs, by default their IR names. An unnamed output is `output_<i>`; a
@@ -172,7 +177,8 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
 
     read = _names_read(ctx.nodes)
     initializers = [(n, a) for n, a in ctx.initializers if n in read]  # an emitter may drop an optional input
-    model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc)
+    external = weights is not None and model_files.too_large((a for _, a in initializers), len(ctx.nodes))
+    model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc, weights if external else None)
     for key, text in checks_metadata(ctx).items():
         model.metadata_props.add(key=key, value=text)
     return model
@@ -189,10 +195,11 @@ def _names_read(nodes) -> set[str]:
     return read
 
 
-def _model(nodes, name, inputs, outputs, initializers, doc) -> onnx.ModelProto:
+def _model(nodes, name, inputs, outputs, initializers, doc, weights: dict | None) -> onnx.ModelProto:
     """The ModelProto, built in place: `helper.make_graph`/`make_model` copy the initializers
     through serialisation, which is slow and fails for a tensor over 2 GiB; and each
-    initializer is filled in the model itself, so a weight's bytes are copied once."""
+    initializer is filled in the model itself, so a weight's bytes are copied once (or,
+    in `weights`, not at all)."""
     model = onnx.ModelProto(ir_version=IR_VERSION, producer_name=PRODUCER, doc_string=doc)
     model.opset_import.append(helper.make_opsetid("", OPSET))
     g = model.graph
@@ -200,8 +207,13 @@ def _model(nodes, name, inputs, outputs, initializers, doc) -> onnx.ModelProto:
     g.node.extend(nodes)
     g.input.extend(inputs)
     g.output.extend(outputs)
+    offset = 0
     for tensor_name, array in initializers:
-        _fill(g.initializer.add(), tensor_name, array)
+        if weights is not None and model_files.stored_outside(array):
+            weights[tensor_name] = array = np.require(array, requirements="C")
+            offset = model_files.refer(g.initializer.add(), tensor_name, array, offset)
+        else:
+            _fill(g.initializer.add(), tensor_name, array)
     return model
 
 

@@ -6,8 +6,9 @@ an int, a symbolic dim name (str) or None (unknown). For a 1-D value they are
 a tuple (None when even the length is unknown), for a 0-D value one Dim.
 `x.reshape((x.shape[0], -1))` so keeps `x`'s batch name on its output.
 
-Contents come from constants and from one rule per op (`CONTENTS`, data),
-applied recursively up the producers: shape graphs are a handful of nodes.
+Contents come from constants and from each op's declared rule (`contents=` in its
+declaration; the rules are here), applied recursively up the producers: shape graphs
+are a handful of nodes.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def contents(value, depth: int = 0):
     node = value.producer
     if node is None or ndim > 1 or depth >= MAX_DEPTH or value.dtype not in INT_DTYPES:
         return unknown
-    rule = CONTENTS.get(node.op)
+    from ptonnx.ir.registry import get_schema  # the registry reads this module's `contents`
+
+    rule = get_schema(node.op).contents
     if rule is None:
         return unknown
     found = rule(node, [contents(v, depth + 1) for v in node.inputs])
@@ -151,6 +154,10 @@ def _arith(fn: Callable[[int, int], int], identity: int | None = None, commutati
     return rule
 
 
+def _cast(node, ins):
+    return ins[0] if node.attrs["to"] in INT_DTYPES else None
+
+
 def _sub(a, b):
     return a - b
 
@@ -159,22 +166,20 @@ def _floordiv(a, b):
     return a // b if b else 0
 
 
-CONTENTS: dict[str, Callable] = {
-    "Shape": _shape,
-    "Identity": _same,
-    "Check": _same,
-    "Cast": lambda node, ins: ins[0] if node.attrs["to"] in INT_DTYPES else None,
-    "Concat": _concat,
-    "Unsqueeze": _unsqueeze,
-    "Squeeze": _squeeze,
-    "Reshape": _reshape,
-    "Gather": _gather,
-    "Slice": _slice,
-    "Add": _arith(lambda a, b: a + b, identity=0, commutative=True),
-    "Sub": _arith(_sub, identity=0),
-    "Mul": _arith(lambda a, b: a * b, identity=1, commutative=True),
-    "IntDiv": _arith(_floordiv, identity=1),
-    "Max": _arith(max),
-    "Min": _arith(min),
-    "Neg": _arith(lambda _, b: -b, unary=True),
-}
+#: the rules the declarations name (`contents=`), for the ops that carry a shape's elements
+same_contents = _same
+shape_contents = _shape
+cast_contents = _cast
+concat_contents = _concat
+unsqueeze_contents = _unsqueeze
+squeeze_contents = _squeeze
+reshape_contents = _reshape
+gather_contents = _gather
+slice_contents = _slice
+add_contents = _arith(lambda a, b: a + b, identity=0, commutative=True)
+sub_contents = _arith(_sub, identity=0)
+mul_contents = _arith(lambda a, b: a * b, identity=1, commutative=True)
+floordiv_contents = _arith(_floordiv, identity=1)
+max_contents = _arith(max)
+min_contents = _arith(min)
+neg_contents = _arith(lambda _, b: -b, unary=True)

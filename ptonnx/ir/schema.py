@@ -9,6 +9,7 @@ define(
     dtypes={"T": ALL_DTYPES},              # what each type variable may be (like ONNX's `T`)
     reads=("shape",),                      # inputs whose known contents the type rule sees
     traits=("layout",),
+    contents=dims.reshape_contents,        # what is known of the output's elements (ptonnx.ir.dims)
     type_rule=..., semantics=..., family="shape", doc="...",
 )
 ```
@@ -112,6 +113,9 @@ class OpSchema:
     #: inputs whose known contents the type rule reads
     reads: tuple[str, ...] = ()
     traits: frozenset[str] = frozenset()
+    #: contents(node, known contents of its inputs) -> known contents of its output: how a
+    #: shape computed in the graph stays known (read by `ptonnx.ir.dims.contents`)
+    contents: Callable | None = None
     #: a short family name: docs, test strategies and the op table (docs/supported.md) group by it
     family: str
     doc: str
@@ -178,6 +182,7 @@ def define(
     attributes: Mapping[str, tuple[type, Any]] | None = None,
     reads: Sequence[str] = (),
     traits: Sequence[str] = (),
+    contents: Callable | None = None,
 ) -> OpSchema:
     """Declare and register an IR op (the only way ops come to exist)."""
     from ptonnx.ir.registry import register
@@ -214,6 +219,7 @@ def define(
             attributes=attributes,
             reads=tuple(reads),
             traits=frozenset(traits),
+            contents=contents,
             family=family,
             doc=doc,
         )

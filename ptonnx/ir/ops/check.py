@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ptonnx.errors import CheckFailedError
+from ptonnx.ir import dims
 from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import ALL_DTYPES, TensorType
 
@@ -30,7 +31,7 @@ def _check(x, *conds, message, exception):
     return x
 
 
-define("Check", inputs=("x: T", "*conds: bool"), outputs=("out: T",), dtypes={"T": ALL_DTYPES},
+define("Check", contents=dims.same_contents, inputs=("x: T", "*conds: bool"), outputs=("out: T",), dtypes={"T": ALL_DTYPES},
        type_rule=_check_rule, semantics=_check, family="check",
        attributes={"message": (str, REQUIRED), "exception": (str, "builtins:AssertionError")},
        doc="`x`, after checking that every cond is all true; a false one fails the run with `message`")

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ptonnx.ir import dims
 from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import (
     ALL_DTYPES,
@@ -96,7 +97,7 @@ def elementwise_semantics(fn: Callable, input_vars: tuple[str, ...], out_var: st
 
 
 def declare(name: str, *, semantics: Callable, inputs: tuple[str, ...], output: str, dtypes: frozenset[str], doc: str,
-            traits: tuple[str, ...] = (), family: str = "elementwise"):
+            traits: tuple[str, ...] = (), family: str = "elementwise", contents=None):
     """An elementwise op: broadcasting inputs named a, b, c..., NumPy promotion within a type variable."""
     return define(
         name,
@@ -106,6 +107,7 @@ def declare(name: str, *, semantics: Callable, inputs: tuple[str, ...], output: 
         type_rule=elementwise_type_rule(inputs, output),
         semantics=elementwise_semantics(semantics, inputs, output),
         traits=traits,
+        contents=contents,
         family=family,
         doc=doc,
     )
@@ -116,25 +118,25 @@ BINARY = "T", "T"
 
 # Each elementwise op, as a keyword row: its NumPy semantics, the type variable of each input
 # and of the output, the dtypes those may be, the traits the passes read, and what it computes.
-declare("Add", semantics=np.add, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps"),
+declare("Add", contents=dims.add_contents, semantics=np.add, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps"),
         doc="a + b")
-declare("Sub", semantics=np.subtract, inputs=BINARY, output="T", dtypes=NUMERIC_DTYPES, traits=("nan_in_nan_out", "wraps"),
+declare("Sub", contents=dims.sub_contents, semantics=np.subtract, inputs=BINARY, output="T", dtypes=NUMERIC_DTYPES, traits=("nan_in_nan_out", "wraps"),
         doc="a - b")
-declare("Mul", semantics=np.multiply, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps"),
+declare("Mul", contents=dims.mul_contents, semantics=np.multiply, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps"),
         doc="a * b")
 declare("Div", semantics=np.true_divide, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="a / b on floats")
-declare("IntDiv", semantics=np.floor_divide, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+declare("IntDiv", contents=dims.floordiv_contents, semantics=np.floor_divide, inputs=BINARY, output="T", dtypes=WITH_BOOL,
         doc="floor(a / b), NumPy's floor_divide (x // 0 == 0 for ints)")
 declare("Mod", semantics=np.mod, inputs=BINARY, output="T", dtypes=WITH_BOOL,
         doc="a mod b with the sign of b (NumPy/Python), x % 0 == 0 for ints")
 declare("Pow", semantics=np.power, inputs=BINARY, output="T", dtypes=NUMERIC_DTYPES, traits=("wraps",),
         doc="a ** b (integers wrap as in NumPy)")
-declare("Max", semantics=np.maximum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+declare("Max", contents=dims.max_contents, semantics=np.maximum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
         doc="elementwise maximum, NaN-propagating")
-declare("Min", semantics=np.minimum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+declare("Min", contents=dims.min_contents, semantics=np.minimum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
         doc="elementwise minimum, NaN-propagating")
-declare("Neg", semantics=np.negative, inputs=UNARY, output="T", dtypes=SIGNED, traits=("nan_in_nan_out", "wraps"),
+declare("Neg", contents=dims.neg_contents, semantics=np.negative, inputs=UNARY, output="T", dtypes=SIGNED, traits=("nan_in_nan_out", "wraps"),
         doc="-a")
 declare("Abs", semantics=np.abs, inputs=UNARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "never_negative_zero", "wraps"),
         doc="|a|")
@@ -202,7 +204,7 @@ declare("Round", semantics=np.round, inputs=UNARY, output="T", dtypes=FLOAT_DTYP
         doc="round half to even")
 declare("RoundHalfAwayFromZero", semantics=_round_half_away_from_zero, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="C round(): halves away from zero, exact")
-declare("Identity", semantics=lambda a: a, inputs=UNARY, output="T", dtypes=ALL_DTYPES, traits=("nan_in_nan_out",),
+declare("Identity", contents=dims.same_contents, semantics=lambda a: a, inputs=UNARY, output="T", dtypes=ALL_DTYPES, traits=("nan_in_nan_out",),
         doc="a")
 declare("Less", semantics=np.less, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
         doc="a < b")
@@ -251,7 +253,7 @@ def _cast(a, to):
 
 
 define(
-    "Cast",
+    "Cast", contents=dims.cast_contents,
     inputs=("a: T1",),
     outputs=("out: T2",),
     dtypes={"T1": ALL_DTYPES, "T2": ALL_DTYPES},

@@ -16,12 +16,8 @@ import onnx
 import onnxruntime as ort
 from fusion_models import VARIANTS, histogram
 
-LEVELS = {
-    "DISABLE_ALL": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
-    "ENABLE_BASIC": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-    "ENABLE_EXTENDED": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-    "ENABLE_ALL": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
-}
+from ptonnx import testing
+
 #: the latency configs: (graph optimisation level, intra-op threads)
 CONFIGS = (("DISABLE_ALL", 1), ("DISABLE_ALL", 2), ("ENABLE_ALL", 1), ("ENABLE_ALL", 2))
 DUMP_LEVELS = ("ENABLE_BASIC", "ENABLE_EXTENDED", "ENABLE_ALL")
@@ -33,14 +29,9 @@ def config_name(level: str, threads: int) -> str:
 
 
 def session_options(level: str, threads: int, **extra) -> ort.SessionOptions:
-    so = ort.SessionOptions()
-    so.graph_optimization_level = LEVELS[level]
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    so.log_severity_level = 3  # no warning about NCHWc ops when dumping at ENABLE_ALL
-    for k, v in extra.items():
-        setattr(so, k, v)
-    return so
+    """`ptonnx.testing.session_options` as the fusion benchmark runs: busy-waiting pool threads
+    (onnxruntime's default), no warning about NCHWc ops when dumping at ENABLE_ALL."""
+    return testing.session_options(f"ORT_{level}", threads=threads, quiet=True, spin=True, **extra)
 
 
 def ort_optimized_graphs(model_bytes: bytes, tmp: Path, tag: str) -> dict:

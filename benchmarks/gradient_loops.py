@@ -23,6 +23,7 @@ import pytensor.tensor as pt
 from pytensor.compile.mode import Mode
 
 import ptonnx
+from ptonnx.testing import session_options
 
 GAMMA_POINTS = [(3.0, 2.5), (0.5, 0.1), (1.0, np.nan), (np.nan, 1.0), (-1.0, 1.0), (np.inf, 1.0)]
 BETA_POINTS = [(2.0, 3.0, 0.4), (200.0, 300.0, 0.4), (2.0, 2.0, np.nan)]
@@ -40,8 +41,7 @@ def _median_seconds(fn, args, rounds: int) -> float:
 
 
 def _compare(name, variables, output, points, rounds):
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options = session_options(threads=1, spin=True)
     onnx_fn = ptonnx.compile_function(variables, [output]).with_session_options(options)
     c_fn = pytensor.function(variables, output, mode=Mode(linker="cvm"))
     for point in points:

@@ -47,6 +47,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import ROOT, git_commit  # noqa: E402
+from ptonnx.testing import session_options  # noqa: E402
 
 SIZES = (100, 10_000)
 RTOL = 1e-10
@@ -68,10 +69,7 @@ def _session(cm, profile_prefix: str | None = None):
     """onnxruntime on 1 thread (intra- and inter-op), at its default optimisation level."""
     import onnxruntime as ort
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options = session_options(threads=1, spin=True, execution_mode=ort.ExecutionMode.ORT_SEQUENTIAL)
     if profile_prefix is not None:
         options.enable_profiling = True
         options.profile_file_prefix = profile_prefix

@@ -27,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import ROOT, git_commit  # noqa: E402
+from ptonnx.testing import session_options  # noqa: E402
 
 warnings.filterwarnings("ignore")
 RESULTS = ROOT / "benchmarks" / "results"
@@ -124,9 +125,7 @@ SCANS = {"x + 1 (the floor)": counter, "AR(1)": ar1, "RNN cell, 32-wide": rnn, "
 def _session(cm):
     import onnxruntime as ort
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
+    options = session_options(threads=1, spin=True)
     return ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
@@ -202,10 +201,7 @@ def profile(name: str, n: int = 1000, runs: int = 20) -> dict:
 
     inputs, outputs, data = SCANS[name]()
     cm = ptonnx.compile(pytensor.function(inputs, outputs, mode=onnx_mode()).maker.fgraph)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
-    options.enable_profiling = True
-    options.profile_file_prefix = str(Path(tempfile.mkdtemp()) / "scan")
+    options = session_options(threads=1, spin=True, enable_profiling=True, profile_file_prefix=str(Path(tempfile.mkdtemp()) / "scan"))
     session = ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     feed = dict(zip(cm.input_names, [np.asarray(a) for a in data(n, np.random.default_rng(0))], strict=True))
     for _ in range(runs):

@@ -21,6 +21,7 @@ import ptonnx.lowering.nn as nn_lowering
 from ptonnx.api import function_graph
 from ptonnx.lowering.exp_log import sigmoid
 from ptonnx.models import yolo11n
+from ptonnx.testing import session_options
 
 
 def _compile_with(x, y, accurate: bool):
@@ -65,9 +66,7 @@ def main() -> None:
     for level in ("ORT_DISABLE_ALL", "ORT_ENABLE_ALL"):
         sessions = {}
         for name, model in models.items():
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = 1
-            options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
+            options = session_options(level, threads=1, spin=True)
             sessions[name] = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
         times = {name: [] for name in sessions}
         for _ in range(args.runs):

@@ -26,6 +26,7 @@ from onnxruntime.capi import onnxruntime_pybind11_state as _ort_state
 
 from checks.reference import APPROX, ULP_THRESHOLD, Ref
 from ptonnx.lowering import IR_VERSION, OPSET
+from ptonnx.testing import session_options
 
 #: what onnxruntime raises when it cannot make a session or run a kernel
 ORT_ERRORS = tuple(
@@ -91,11 +92,7 @@ def check(model: onnx.ModelProto) -> str | None:
 
 
 def session(model: onnx.ModelProto | bytes, level: str) -> ort.InferenceSession:
-    options = ort.SessionOptions()
-    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
+    options = session_options(level, threads=1, quiet=True)
     data = model if isinstance(model, bytes) else model.SerializeToString()
     return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
 

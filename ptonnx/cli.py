@@ -62,11 +62,10 @@ def _check(example, models: dict) -> bool:
 def _latency(example, compiled: dict, runs: int) -> None:
     """Median latency, fused and unfused run interleaved so their ratio is a same-run ratio,
     with onnxruntime's own graph optimisations on (its default) and off."""
-    import onnxruntime as ort
+    from ptonnx.testing import session_options
 
-    for level, title in ((ort.GraphOptimizationLevel.ORT_ENABLE_ALL, "on (default)"), (ort.GraphOptimizationLevel.ORT_DISABLE_ALL, "off")):
-        options = ort.SessionOptions()
-        options.graph_optimization_level = level
+    for level, title in (("ORT_ENABLE_ALL", "on (default)"), ("ORT_DISABLE_ALL", "off")):
+        options = session_options(level, spin=True)
         models = {label: cm.with_session_options(options) for label, cm in compiled.items()}
         _time_interleaved(example, models, runs, f"onnxruntime graph optimisations {title}")
 

@@ -103,6 +103,10 @@ def _rows() -> tuple[Row, ...]:
             compute="int64", why="integer sums and products wrap alike in int64; the bits cast back are NumPy's"),
         Row(ops=COMPARING, dtypes=frozenset({"int16", "uint16"}), compute="int32", why="no kernel; int32 compares exactly"),
         Row(ops=COMPARING, dtypes=frozenset({"uint32"}), compute="int64", why="no kernel; int64 compares exactly"),
+        Row(ops=frozenset({"IntDiv", "Mod"}), dtypes=frozenset({"int16", "uint16"}), compute="int32",
+            why="NumPy's floor division and modulo select through Where, which has no int16/uint16 kernel; the same "
+                "values divided in int32 give the same results (INT16_MIN // -1 = 32768 wraps back on the Cast, as "
+                "NumPy wraps it)"),
         Row(ops=frozenset({"Add", "Mul", "IntDiv", "Mod", "Max", "Min", "Abs", "Less", "Greater", "LessOrEqual",
                            "GreaterOrEqual"}) | COMPARING, dtypes=frozenset({"bool"}), compute="uint8",
             why="ONNX arithmetic takes no bool; NumPy's bool +, *, max, min, //, %, abs and comparisons are the uint8 "

@@ -29,18 +29,24 @@ TOLERANCE = {
 }
 
 
-def session_options(level: str = "ORT_ENABLE_ALL", *, threads: int | None = None, quiet: bool = False):
+def session_options(level: str = "ORT_ENABLE_ALL", *, threads: int | None = None, quiet: bool = False,
+                    spin: bool = False, **settings):
     """onnxruntime session options at optimisation `level` (a name from `ORT_LEVELS`, or
     ORT_ENABLE_BASIC/EXTENDED); `threads` pins intra- and inter-op threads (benchmarks);
-    `quiet` keeps onnxruntime's own log off stderr (errors still come back as exceptions)."""
+    `quiet` keeps onnxruntime's own log off stderr (errors still come back as exceptions);
+    `spin` keeps onnxruntime's busy-waiting pool threads (its default, what users time:
+    benchmarks); other keywords set `SessionOptions` attributes (`enable_profiling=True`)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
-    # idle pool threads wait instead of spinning: the same work and numbers, but tests on two
-    # workers (two sessions, each with a thread per core) no longer burn each other's cores
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    if not spin:
+        # idle pool threads wait instead of spinning: the same work and numbers, but tests on two
+        # workers (two sessions, each with a thread per core) no longer burn each other's cores
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    for name, value in settings.items():
+        setattr(options, name, value)
     if threads is not None:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = threads

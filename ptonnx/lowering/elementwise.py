@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ptonnx.errors import LoweringError
 from ptonnx.ir import get_schema
+from ptonnx.legality import rule
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.registry import emits
@@ -28,23 +30,22 @@ LOGICAL = {
 }
 
 
-def widened(ctx, op_type: str, inputs: list[str], dtype: str, t_positions, **attributes) -> list[str]:
-    """Emit `op_type`, through a wider dtype where onnxruntime has no kernel for `dtype`."""
-    wide = RUNTIME_WIDENING.get((op_type, dtype))
-    if wide is None:
-        return ctx.emit(op_type, inputs, **attributes)
-    args = [ctx.emit1("Cast", [n], to=onnx_dtype(wide)) if i in t_positions else n for i, n in enumerate(inputs)]
-    result = ctx.emit1(op_type, args, **attributes)
-    return ctx.emit("Cast", [result], to=onnx_dtype(dtype))
-
-
 def where(ctx, cond: str, a: str, b: str, dtype: str) -> str:
-    """`Where` that onnxruntime can run for any dtype.
+    """`Where` inside an emitter's expansion.
 
     onnxruntime's float Where turns a -0.0 taken from `a` into +0.0 (from `b` it
-    keeps it): callers pass a value whose zero sign matters as `b`.
+    keeps it): callers pass a value whose zero sign matters as `b`. On an integer
+    dtype it has no Where kernel for (uint64: integer division's masks) the selection
+    is arithmetic, `b + cond * (a - b)`, exact because it wraps: no Cast, no other
+    dtype. `legalise` has widened every other dtype the runtime lacks (`ptonnx/legality.py`).
     """
-    return widened(ctx, "Where", [cond, a, b], dtype, (1, 2))[0]
+    if ("Where", dtype) not in RUNTIME_WIDENING:
+        return ctx.emit1("Where", [cond, a, b])
+    if any(rule(op, dtype).compute for op in ("Add", "Sub", "Mul")) or np.dtype(dtype).kind not in "iu":
+        raise LoweringError(f"an expansion selects on {dtype}, which onnxruntime cannot; legalise should have "
+                            "widened the node (a ptonnx bug; please report it)")
+    picked = ctx.emit1("Mul", [ctx.emit1("Cast", [cond], to=onnx_dtype(dtype)), ctx.emit1("Sub", [a, b])])
+    return ctx.emit1("Add", [b, picked])
 
 
 def _reciprocal_negative(ctx, value: str, dtype: str) -> str:
@@ -141,16 +142,13 @@ def _adds_positive_zero(node) -> int | None:
 
 @emits(*DIRECT)
 def emit_direct(ctx, node, inputs):
-    schema = get_schema(node.op)
-    out_var = schema.output_vars[0]
-    t_positions = [i for i, var in enumerate(schema.input_vars) if var == out_var]
     zero = _adds_positive_zero(node)
     if zero is not None:
         # onnxruntime's basic optimiser drops `x + 0` as a no-op, but -0.0 + 0.0 is +0.0:
         # the same numbers as Where(x == 0, +0.0, x), which no optimiser rewrites
         x, dtype = inputs[1 - zero], node.outputs[0].dtype
         return where(ctx, ctx.emit1("Equal", [x, ctx.scalar(0, dtype)]), inputs[zero], x, dtype)
-    return widened(ctx, node.op, inputs, node.outputs[0].dtype, t_positions)
+    return ctx.emit(node.op, inputs)  # legalise widened the dtypes onnxruntime lacks (Max, Min of int16)
 
 
 @emits(*LOGICAL)

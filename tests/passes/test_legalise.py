@@ -17,7 +17,7 @@ from ptonnx.ir.types import ALL_DTYPES
 from ptonnx.legality import OWN, rows, rule
 from ptonnx.lowering import lower
 from ptonnx.passes.legalise import legalise
-from tests.conftest import check_like_pytensor
+from tests.conftest import assert_matches, check_like_pytensor
 
 
 def test_every_row_names_registered_ops():
@@ -58,6 +58,37 @@ def test_wrapping_integer_ops_onnx_lacks_are_computed_wider(op, dtype):
     assert [n.op for n in g][-1] == "Cast" and g.outputs[0].dtype == dtype and g.outputs[0].name == "y"
     np.testing.assert_array_equal(ir.interpret(g, arr)[0], expected)
     assert legalise(g) == {}  # idempotent
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "uint64", "int64"])
+@pytest.mark.parametrize("op", ["IntDiv", "Mod"])
+def test_integer_division_selects_without_hidden_casts(op, dtype):
+    """NumPy's // and % select through Where, which onnxruntime lacks on int16/uint16/uint64:
+    the table widens int16/uint16 (Casts in the IR), uint64 selects arithmetically; the model
+    has no Cast the IR does not, and gives NumPy's numbers at the integer limits and for 0, -1."""
+    info = np.iinfo(dtype)
+    edges = [0, 1, 2, 7, info.max, info.min, info.max - 1] + ([-1, -7, info.min + 1] if info.min else [])
+    a, b = (np.array(v, dtype=dtype) for v in zip(*[(x, y) for x in edges for y in edges], strict=True))
+    g = Graph()
+    x, y = g.add_input(TensorType(dtype, (None,)), "x"), g.add_input(TensorType(dtype, (None,)), "y")
+    g.set_outputs([Builder(g).op(op, x, y, name="out")])
+    cm = ptonnx.api.CompiledModel(_lowered(g), g, ptonnx.passes.Report())
+    assert _numeric_casts(cm.model) == sum(n.op == "Cast" for n in g)  # a bool mask made a number is arithmetic
+    with np.errstate(all="ignore"):
+        expected = np.floor_divide(a, b) if op == "IntDiv" else np.mod(a, b)
+    assert_matches(cm, [a, b], [expected])
+
+
+def _numeric_casts(model) -> int:
+    """The model's Casts from a numeric dtype (a change of dtype, not a mask turned into 0/1)."""
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph
+    types = {v.name: v.type.tensor_type.elem_type for v in [*inferred.value_info, *inferred.input, *inferred.output]}
+    return sum(n.op_type == "Cast" and types[n.input[0]] != onnx.TensorProto.BOOL for n in inferred.node)
+
+
+def _lowered(g):
+    legalise(g)
+    return lower(g)
 
 
 def test_float16_chain_rounds_after_every_op_with_the_casts_in_the_ir():

@@ -22,6 +22,7 @@ from ptonnx.errors import PtonnxError
 from ptonnx.ir.types import ALL_DTYPES
 from ptonnx.lowering import lower
 from ptonnx.passes import UnifyDtypes
+from ptonnx.passes.decompose import decompose
 from ptonnx.passes.legalise import legalise
 
 FAMILIES = ("elementwise", "shape", "tensor")
@@ -196,6 +197,7 @@ def emitted_pairs(elementwise_ops: frozenset[str] = frozenset()) -> Enumeration:
                 node = ir.Builder(g).node(name, inputs, attributes)
                 g.set_outputs(node.outputs)
                 UnifyDtypes().run(g)
+                decompose(g)  # as ptonnx.compile: an op the runtime lacks is IR ops by now
                 legalise(g)
                 model = lower(g)
             except PtonnxError as exc:

@@ -43,6 +43,9 @@ FUNCTIONS = {
     "Hyp2F1": (pt.hyp2f1, [np.array([0.5, 1.0, -2.0]), np.array([1.5, 3.0]), np.array([2.5, -2.0, 4.0]),
                            np.array([-0.9, -0.0, 0.0, 0.3, 0.99, 1.0, np.nan])]),
     "OwensT": (pt.owens_t, [HARD, HARD]), "PolyGamma": (lambda x: pt.polygamma(3, x), [HARD]),
+    "Sinh": (pt.sinh, [HARD]), "Cosh": (pt.cosh, [HARD]), "ArcSinh": (pt.arcsinh, [HARD]), "ArcCosh": (pt.arccosh, [HARD]),
+    "ArcTanh": (pt.arctanh, [PROBABILITIES * 2 - 1]), "ArcTan": (pt.arctan, [HARD]), "ArcTan2": (pt.arctan2, [HARD, HARD]),
+    "ArcSin": (pt.arcsin, [PROBABILITIES * 2 - 1]), "ArcCos": (pt.arccos, [PROBABILITIES * 2 - 1]),
 }
 
 

@@ -13,15 +13,15 @@ where the textbook formula cancels or overflows:
   would overflow).
 - atanh(x) = log1p(2|x| / (1 - |x|)) / 2 (1 - |x| is exact for |x| >= 1/2).
 
-float16 and float32 are computed in float64 (legalise.py) and rounded once.
+float16 and float32 are computed in float64 and rounded once (`ptonnx/legality.py`).
 """
 
 from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.expr import Ex, exp, expm1, log, log1p, sqrt, where
-from ptonnx.lowering.registry import emits
+from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, sqrt, where
+from ptonnx.decompositions.registry import decomposes, unary
 
 #: from here on exp(-|x|) is under half an ulp of exp(|x|) (float64)
 EXP_DOMINATES_FROM = 22.0
@@ -30,10 +30,6 @@ IDENTITY_BELOW = 2.0**-28
 #: above this, x**2 + 1 rounds to x**2: asinh, acosh = log(x) + log(2)
 LOG_ONLY_ABOVE = 2.0**28
 LN2 = math.log(2)
-
-
-def _input(ctx, node, inputs) -> Ex:
-    return Ex(ctx, inputs[0], node.outputs[0].dtype)
 
 
 def _odd(x: Ex, at_magnitude: Ex) -> Ex:
@@ -47,54 +43,52 @@ def _half_exp_squared(a: Ex) -> Ex:
     return h * 0.5 * h
 
 
-@emits("Sinh")
-def emit_sinh(ctx, node, inputs):
-    x = _input(ctx, node, inputs)
+@decomposes("Sinh")
+@unary
+def sinh(x: Ex) -> Ex:
     a = abs(x)
     u = expm1(a)
     small = (u + u / (u + 1.0)) * 0.5
     e = exp(a)
     middle = (e - 1.0 / e) * 0.5  # no cancellation from 1 on; more accurate than expm1's 3 ulp
-    result = where(a < 1.0, small, where(a < EXP_DOMINATES_FROM, middle, _half_exp_squared(a)))
-    return _odd(x, result).name
+    return _odd(x, where(a < 1.0, small, where(a < EXP_DOMINATES_FROM, middle, _half_exp_squared(a))))
 
 
-@emits("Cosh")
-def emit_cosh(ctx, node, inputs):
-    x = _input(ctx, node, inputs)
+@decomposes("Cosh")
+@unary
+def cosh(x: Ex) -> Ex:
     a = abs(x)
     e = exp(a)
-    return where(a < EXP_DOMINATES_FROM, (e + 1.0 / e) * 0.5, _half_exp_squared(a)).name
+    return where(a < EXP_DOMINATES_FROM, (e + 1.0 / e) * 0.5, _half_exp_squared(a))
 
 
-@emits("ArcSinh")
-def emit_arcsinh(ctx, node, inputs):
-    x = _input(ctx, node, inputs)
+@decomposes("ArcSinh")
+@unary
+def arcsinh(x: Ex) -> Ex:
     a = abs(x)
     t = a * a
     small = log1p(a + t / (1.0 + sqrt(1.0 + t)))
     middle = log(a * 2.0 + 1.0 / (sqrt(t + 1.0) + a))
     large = log(a) + LN2
-    result = where(a > LOG_ONLY_ABOVE, large, where(a > 2.0, middle, small))
-    return _odd(x, result).name
+    return _odd(x, where(a > LOG_ONLY_ABOVE, large, where(a > 2.0, middle, small)))
 
 
-@emits("ArcCosh")
-def emit_arccosh(ctx, node, inputs):
-    x = _input(ctx, node, inputs)
+@decomposes("ArcCosh")
+@unary
+def arccosh(x: Ex) -> Ex:
     t = x - 1.0
     small = log1p(t + sqrt(t * 2.0 + t * t))
     middle = log(x * 2.0 - 1.0 / (x + sqrt(x * x - 1.0)))
     large = log(x) + LN2
     result = where(x > LOG_ONLY_ABOVE, large, where(x > 2.0, middle, small))
-    return where(x >= 1.0, result, math.nan).name  # NaN below 1 (and for NaN)
+    return where(x >= 1.0, result, math.nan)  # NaN below 1 (and for NaN)
 
 
-@emits("ArcTanh")
-def emit_arctanh(ctx, node, inputs):
-    x = _input(ctx, node, inputs)
+@decomposes("ArcTanh")
+@unary
+def arctanh(x: Ex) -> Ex:
     a = abs(x)
     twice = a * 2.0
     small = log1p(twice + twice * a / (1.0 - a)) * 0.5
     large = log1p(twice / (1.0 - a)) * 0.5  # ±inf at ±1, NaN beyond
-    return _odd(x, where(a < 0.5, small, large)).name
+    return _odd(x, where(a < 0.5, small, large))

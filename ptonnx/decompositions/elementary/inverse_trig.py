@@ -7,16 +7,16 @@ added with their low-order bits. The others are exact rearrangements around it:
 atan2 divides the smaller magnitude by the larger (no overflow, no lost
 quotient) and picks the quadrant; asin(x) = atan2(x, sqrt((1-x)(1+x))) and
 acos(x) = 2 atan2(sqrt(1-x), sqrt(1+x)), whose factors are exact or nearly so.
-float16 and float32 are computed in float64 (legalise.py) and rounded once.
+float16 and float32 are computed in float64 and rounded once (`ptonnx/legality.py`).
 """
 
 from __future__ import annotations
 
 import math
 
-from ptonnx.lowering.elementwise import is_negative, with_zero_sign
-from ptonnx.lowering.expr import Ex, polyval, polyval1, sqrt, where
-from ptonnx.lowering.registry import emits
+from ptonnx.decompositions.expr import Ex, polyval, polyval1, sqrt, where
+from ptonnx.decompositions.registry import binary, decomposes, unary
+from ptonnx.decompositions.signs import is_negative, with_zero_sign
 
 #: Cephes atan.c: atan(t) = t + t**3 P(t**2) / Q(t**2) on [0, 0.66]
 ATAN_P = (-8.750608600031904122785e-1, -1.615753718733365076637e1, -7.500855792314704667340e1,
@@ -46,40 +46,34 @@ def arctan2(y: Ex, x: Ex) -> Ex:
     ay, ax = abs(y), abs(x)
     steep = ay > ax
     q = where(steep, ax, ay) / where(steep, ay, ax)  # in [0, 1], or NaN for 0/0 and inf/inf
-    both_inf = (ay.eq(math.inf)) & (ax.eq(math.inf))
+    both_inf = ay.eq(math.inf) & ax.eq(math.inf)
     t = where(both_inf, HALF_PI / 2, where(ay.eq(0.0) & ax.eq(0.0), 0.0, atan_of_magnitude(q)))
     r = where(steep, (HALF_PI - t) + MOREBITS, t)
-    r = where(Ex(x.ctx, is_negative(x.ctx, x.name, x.dtype), "bool"), (math.pi - r) + 2 * MOREBITS, r)
-    return Ex(y.ctx, with_zero_sign(y.ctx, r.name, is_negative(y.ctx, y.name, y.dtype), y.dtype), y.dtype)
+    r = where(is_negative(x), (math.pi - r) + 2 * MOREBITS, r)
+    return with_zero_sign(r, is_negative(y))
 
 
-def _signed(x: Ex, magnitude_result: Ex) -> Ex:
-    """An odd function's value from its value at |x|: x itself for tiny |x| (a zero keeps its sign)."""
-    signed = where(x < 0.0, -magnitude_result, magnitude_result)
+@decomposes("ArcTan")
+@unary
+def arctan(x: Ex) -> Ex:
+    """An odd function: x itself for tiny |x| (a zero keeps its sign)."""
+    at_magnitude = atan_of_magnitude(abs(x))
+    signed = where(x < 0.0, -at_magnitude, at_magnitude)
     return where(abs(x) >= IDENTITY_BELOW, signed, x)
 
 
-@emits("ArcTan")
-def emit_arctan(ctx, node, inputs):
-    x = Ex(ctx, inputs[0], node.outputs[0].dtype)
-    return _signed(x, atan_of_magnitude(abs(x))).name
-
-
-@emits("ArcTan2")
-def emit_arctan2(ctx, node, inputs):
-    dtype = node.outputs[0].dtype
-    return arctan2(Ex(ctx, inputs[0], dtype), Ex(ctx, inputs[1], dtype)).name
-
-
-@emits("ArcSin")
-def emit_arcsin(ctx, node, inputs):
+@decomposes("ArcSin")
+@unary
+def arcsin(x: Ex) -> Ex:
     """asin(x) = atan2(x, sqrt((1 - x)(1 + x))): NaN beyond ±1 from the sqrt."""
-    x = Ex(ctx, inputs[0], node.outputs[0].dtype)
-    return arctan2(x, sqrt((1.0 - x) * (1.0 + x))).name
+    return arctan2(x, sqrt((1.0 - x) * (1.0 + x)))
 
 
-@emits("ArcCos")
-def emit_arccos(ctx, node, inputs):
+@decomposes("ArcCos")
+@unary
+def arccos(x: Ex) -> Ex:
     """acos(x) = 2 atan2(sqrt(1 - x), sqrt(1 + x)): 1 - x is exact where acos is small."""
-    x = Ex(ctx, inputs[0], node.outputs[0].dtype)
-    return (arctan2(sqrt(1.0 - x), sqrt(1.0 + x)) * 2.0).name
+    return arctan2(sqrt(1.0 - x), sqrt(1.0 + x)) * 2.0
+
+
+decomposes("ArcTan2")(binary(arctan2))

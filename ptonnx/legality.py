@@ -98,6 +98,10 @@ def _rows() -> tuple[Row, ...]:
         Row(ops=frozenset({"MatMul"}), dtypes=frozenset({"bool", "int8", "int16", "uint8", "uint16", "uint32", "uint64"}),
             compute="int64", why="no MatMul kernel (uint32/uint64 fail on an empty inner axis); int64 products and sums wrap, "
                                   "so the result cast back has NumPy's bits (bool: any term)"),
+        Row(ops=frozenset({"Range"}), dtypes=frozenset({"uint64"}),
+            refuse="onnxruntime has no uint64 {op} kernel and int64 cannot hold uint64 bounds from 2**63 on; "
+                   "make the bounds int64",
+            why="no uint64 kernel, and no wider integer dtype"),
         Row(ops=frozenset({"ReduceSum", "ReduceProd", "Range", "CumSum", "CumProd"}), dtypes=SMALL_INTS,
             compute="int64", why="integer sums and products wrap alike in int64; the bits cast back are NumPy's"),
         Row(ops=COMPARING, dtypes=frozenset({"int16", "uint16"}), compute="int32", why="no kernel; int32 compares exactly"),

@@ -76,7 +76,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
           "lowering: special/erf.py composes float64 erf from Cephes' rational approximations"),
     Quirk("IsInf(detect_negative=1, detect_positive=1)", "float16", "invalid-onnx", BOTH,
           "opset 18's IsInf takes float and double only (float16 from opset 20)",
-          "lowering: exp_log.py tests x == inf with Equal; legality.py computes float16 in float32"),
+          "legality.py: float16 computed in float32; decompositions/elementary/exp_log.py tests x == inf with Equal"),
     # -- single kernels that differ from NumPy --------------------------------------------
     Quirk("Cast", "float64->float16", "inaccurate", BOTH,
           "rounds through float32: 1 ulp off NumPy for float64 values within 2**-29 (relative) above or "

@@ -4,7 +4,7 @@ A decomposition rewrites one IR node into IR ops onnxruntime runs (`passes/decom
 applies them, first thing after lifting), so every pass sees inside it and constant
 folding computes the very formula the model runs: a number is defined once.
 
-Each is written for float64. `inputs` are the node's inputs as `Ex` formulas in the
+Each is written for float64 (or, `any_float`, for every float dtype). `inputs` are the node's inputs as `Ex` formulas in the
 compute dtype: float64 for a float64 node, and (with `widen`, the default) for float16
 and float32 nodes too, rounded once at the end (onnxruntime's float32 kernels for these
 functions are few and uneven). A decomposition that returns None leaves the node to
@@ -29,27 +29,35 @@ class Decomposition:
     fn: Callable
     #: float16/float32 nodes computed in float64 (else left to lowering)
     widen: bool = True
+    #: written for every float dtype: a node is decomposed in the dtype the legality table
+    #: computes it in (its own, or wider), as its emitter would have been (Sigmoid in float32)
+    any_float: bool = False
 
     def compute_dtype(self, dtype: str) -> str | None:
-        """The dtype a node of `dtype` is decomposed in (float64, where the one table of compute
-        dtypes, `ptonnx/legality.py`, puts it), or None to leave it to lowering."""
+        """The dtype a node of `dtype` is decomposed in (float64, or any float for `any_float`,
+        where the one table of compute dtypes, `ptonnx/legality.py`, puts it), or None to
+        leave it to lowering."""
         from ptonnx.legality import rule
 
-        return COMPUTE if (rule(self.op, dtype).compute or dtype) == COMPUTE else None
+        compute = rule(self.op, dtype).compute or dtype
+        if self.any_float:
+            return compute if compute.startswith("float") else None
+        return COMPUTE if compute == COMPUTE else None
 
 
 #: IR op -> its decomposition
 DECOMPOSITIONS: dict[str, Decomposition] = {}
 
 
-def decomposes(*ops: str, widen: bool = True):
-    """Register `fn(node, inputs) -> Ex | [Ex] | None` as the decomposition of `ops`."""
+def decomposes(*ops: str, widen: bool = True, any_float: bool = False):
+    """Register `fn(node, inputs) -> Ex | [Ex] | None` as the decomposition of `ops`
+    (`any_float`: written for every float dtype, see `Decomposition`)."""
 
     def decorate(fn):
         for op in ops:
             if op in DECOMPOSITIONS:
                 raise ValueError(f"{op} already has a decomposition ({DECOMPOSITIONS[op].fn.__qualname__})")
-            DECOMPOSITIONS[op] = Decomposition(op, fn, widen)
+            DECOMPOSITIONS[op] = Decomposition(op, fn, widen and not any_float, any_float)
         return fn
 
     return decorate

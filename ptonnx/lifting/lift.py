@@ -79,10 +79,20 @@ def lift_op_from_graph(ctx: LiftContext, node):
     from pytensor.graph.fg import FunctionGraph
 
     inner = FunctionGraph(node.op.inner_inputs, node.op.inner_outputs, clone=True)
-    for var, outer in zip(inner.inputs, node.inputs, strict=True):
-        ctx.values[var] = ctx.value(outer)
-    lift_applies(ctx, inner.toposort())
-    return [ctx.value(v) for v in inner.outputs]
+    # the clone keeps the inner inputs, and two OpFromGraphs of the same input types may share
+    # them (an OpFromGraph called inside another's body): a binding lasts for this body only
+    saved = {var: ctx.values.get(var) for var in inner.inputs}
+    try:
+        for var, outer in zip(inner.inputs, node.inputs, strict=True):
+            ctx.values[var] = ctx.value(outer)
+        lift_applies(ctx, inner.toposort())
+        return [ctx.value(v) for v in inner.outputs]
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                ctx.values.pop(var, None)
+            else:
+                ctx.values[var] = value
 
 
 def output_names(fgraph) -> list[str | None]:

@@ -73,20 +73,6 @@ exp, log, sqrt, floor, ceil, round_even = (unary(n) for n in ("Exp", "Log", "Sqr
 raw_sin, raw_cos = unary("Sin"), unary("Cos")
 
 
-def log1p(x: Ex) -> Ex:
-    """Kahan's log1p (exp_log.py)."""
-    from ptonnx.lowering.exp_log import log1p as emit
-
-    return Ex(x.ctx, emit(x.ctx, x.name, x.dtype), x.dtype)
-
-
-def expm1(x: Ex) -> Ex:
-    """Kahan's expm1 (exp_log.py)."""
-    from ptonnx.lowering.exp_log import expm1 as emit
-
-    return Ex(x.ctx, emit(x.ctx, x.name, x.dtype), x.dtype)
-
-
 def unary_emitter(fn):
     """An emitter applying `fn` (Ex -> Ex) to a unary node's input, in the node's dtype."""
 

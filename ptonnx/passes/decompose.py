@@ -33,17 +33,24 @@ def _in_dtype(scope: Scope, value: Value, dtype: str) -> Ex:
 MAX_FOLDED = 1 << 16
 
 
-def _constant_of(value: Value) -> np.ndarray | None:
+def _constant_of(value: Value, known: dict) -> np.ndarray | None:
     """`value`'s contents when constants determine them (a lifted `Unsqueeze` of a constant
     order): decompositions choose formulas by known operands, and decomposing runs before
-    constant folding. Evaluated here, not folded into the graph."""
+    constant folding. Evaluated here, not folded into the graph; `known` remembers each
+    value's answer for the run (a DAG of constants is walked once, not once per path)."""
     if value.const is not None:
         return value.const
+    if value not in known:
+        known[value] = _evaluated(value, known)
+    return known[value]
+
+
+def _evaluated(value: Value, known: dict) -> np.ndarray | None:
     node = value.producer
     if (node is None or not node.inputs or len(node.outputs) != 1 or bodies(node) or node.op in DECOMPOSITIONS
             or get_schema(node.op).has("no_fold") or not _small(value)):
         return None
-    arrays = [_constant_of(v) for v in node.inputs]
+    arrays = [_constant_of(v, known) for v in node.inputs]
     if any(a is None for a in arrays):
         return None
     try:
@@ -58,12 +65,12 @@ def _small(value: Value) -> bool:
     return all(isinstance(d, int) for d in shape) and int(np.prod(shape, dtype=np.int64)) <= MAX_FOLDED
 
 
-def _decompose(builder: Builder, node: Node):
+def _decompose(builder: Builder, node: Node, constants: dict):
     found = DECOMPOSITIONS[node.op]
     compute = found.compute_dtype(node.outputs[0].dtype)
     if compute is None:
         return None
-    known = [_constant_of(v) for v in node.inputs]
+    known = [_constant_of(v, constants) for v in node.inputs]
     target, cleans = node, ()
     if any(v.const is None and k is not None for v, k in zip(node.inputs, known, strict=True)):
         # the decomposition sees the known operands as constants (a node it reads, then drops)
@@ -83,16 +90,20 @@ def decompose(graph: Graph) -> Counter:
     """Decompose every node of `graph` and of its bodies that has a decomposition; returns
     how many of each op."""
     done: Counter = Counter()
+    constants: dict = {}  # Value -> its contents when constants determine them (or None)
 
     def rewrite(builder: Builder, node: Node):
-        result = _decompose(builder, node)
+        result = _decompose(builder, node, constants)
         if result is not None:
             done[node.op] += 1
         return result
 
-    for g in [graph, *nested_graphs(graph)]:
-        DeadCodeElimination().run(g)  # what lifting's idioms left unused is not worth decomposing
-        apply_rewrites(g, [Rewrite("decompose", tuple(DECOMPOSITIONS), rewrite)])
+    seen: set[int] = set()
+    while pending := [g for g in [graph, *nested_graphs(graph)] if id(g) not in seen]:
+        for g in pending:  # a decomposition's own loop bodies (and what they use) come round next
+            seen.add(id(g))
+            DeadCodeElimination().run(g)  # what lifting's idioms left unused is not worth decomposing
+            apply_rewrites(g, [Rewrite("decompose", tuple(DECOMPOSITIONS), rewrite)])
     return done
 
 

@@ -102,3 +102,19 @@ def test_a_saved_model_keeps_its_check_messages(tmp_path):
     reloaded = ptonnx.api.CompiledModel(onnx.load(path), cm.ir, cm.report)
     with pytest.raises(AssertionError, match="SpecifyShape"):
         reloaded(np.ones(3))
+
+
+#: each check op -> the tests of this module that compare programs reaching it with PyTensor
+#: (read by tests/ir/test_registry.py; checked by test_every_check_op_is_reached_from_pytensor)
+REACHED_BY = {"Check": ("test_assert_raises_assertion_error_with_its_message", "test_specify_shape_with_a_computed_size",
+                        "test_check_and_raise_raises_the_users_exception_class", "test_alloc_broadcasts_only_dims_of_static_size_one")}
+
+
+def test_every_check_op_is_reached_from_pytensor():
+    x, t, n = pt.vector("x"), pt.scalar("t"), pt.lscalar("n")
+    programs = {"Check": [([x, t], Assert("x must start above t")(x, pt.gt(x.sum(), t))), ([x, n], pt.specify_shape(x, (n,)))]}
+    for op, cases in programs.items():
+        for inputs, out in cases:
+            assert op in ptonnx.lift(ptonnx.api.function_graph(inputs, [out])).op_counts(), (op, out)
+    assert set(REACHED_BY) == set(programs) == {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "check"}
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)

@@ -53,6 +53,20 @@ def test_layout_program_matches_pytensor(name):
     check()
 
 
+#: each creation op -> the tests of this module that compare programs reaching it with PyTensor
+#: (read by tests/ir/test_registry.py; checked by test_every_creation_op_is_reached_from_pytensor)
+REACHED_BY = {"Range": ("test_eye_arange_tri_with_computed_sizes",)}
+
+
+def test_every_creation_op_is_reached_from_pytensor():
+    n, k = pt.lscalar("n"), pt.lscalar("k")
+    programs = {"Range": pt.arange(k, n)}  # as test_eye_arange_tri_with_computed_sizes builds it
+    for op, out in programs.items():
+        assert op in ptonnx.lift(ptonnx.api.function_graph([n, k], [out])).op_counts(), op
+    assert set(REACHED_BY) == set(programs) == {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "creation"}
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)
+
+
 @given(st.integers(0, 4), st.integers(0, 4), st.integers(-5, 5), st.sampled_from(["float64", "int8", "bool", "float32"]))
 def test_eye_arange_tri_with_computed_sizes(n, m, k, dtype):
     vn, vm, vk = pt.lscalar("n"), pt.lscalar("m"), pt.lscalar("k")

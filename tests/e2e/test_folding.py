@@ -46,6 +46,9 @@ FUNCTIONS = {
     "Sinh": (pt.sinh, [HARD]), "Cosh": (pt.cosh, [HARD]), "ArcSinh": (pt.arcsinh, [HARD]), "ArcCosh": (pt.arccosh, [HARD]),
     "ArcTanh": (pt.arctanh, [PROBABILITIES * 2 - 1]), "ArcTan": (pt.arctan, [HARD]), "ArcTan2": (pt.arctan2, [HARD, HARD]),
     "ArcSin": (pt.arcsin, [PROBABILITIES * 2 - 1]), "ArcCos": (pt.arccos, [PROBABILITIES * 2 - 1]),
+    "Log1p": (pt.log1p, [HARD]), "Expm1": (pt.expm1, [HARD]), "Softplus": (pt.softplus, [HARD]),
+    "Exp2": (pt.exp2, [HARD]), "Log2": (pt.log2, [HARD]), "Log10": (pt.log10, [HARD]),
+    "Log1mexp": (pt.log1mexp, [HARD]),
 }
 
 

@@ -90,3 +90,16 @@ def test_a_value_both_branches_read_is_computed_once_outside():
     compiled = ptonnx.compile_function([a, b], [out])
     assert "Exp" in [n.op_type for n in compiled.model.graph.node]
     assert "Exp" not in sum(_if_branches(compiled.model).values(), [])
+
+
+#: the branch op -> the tests of this module that compare programs reaching it with PyTensor
+#: (read by tests/ir/test_registry.py; checked by test_every_branch_op_is_reached_from_pytensor)
+REACHED_BY = {"If": ("test_both_branches_several_outputs", "test_a_condition_of_any_dtype_is_true_when_nonzero",
+                     "test_the_untaken_branch_costs_nothing_and_its_checks_cannot_fire")}
+
+
+def test_every_branch_op_is_reached_from_pytensor():
+    a, b = pt.dscalar("a"), pt.dvector("b")
+    out = ifelse(a > 0, pt.exp(b).sum(), pt.log(b).sum())  # as test_both_branches_several_outputs builds it
+    assert "If" in ptonnx.lift(ptonnx.api.function_graph([a, b], [out])).op_counts()
+    assert set(REACHED_BY) == {"If"} and all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)

@@ -113,12 +113,27 @@ def test_boolean_mask_of_its_own_values():
     check_like_pytensor([x], [x[x > 0], pt.set_subtensor(x[x < 0], 0.0), x[pt.isnan(x).any(axis=1)]], [values])
 
 
+#: each indexing op -> the tests of this module that compare programs reaching it with PyTensor
+#: (read by tests/ir/test_registry.py; test_every_indexing_op_is_reached_from_pytensor lifts one of each)
+REACHED_BY = {
+    "Slice": ("test_indexing_matches_pytensor",),
+    "Gather": ("test_indexing_matches_pytensor", "test_out_of_bounds_index_raises_index_error"),
+    "NonZero": ("test_indexing_matches_pytensor", "test_boolean_mask_of_its_own_values"),
+    "ScatterFlat": ("test_indexing_matches_pytensor", "test_repeated_indices_accumulate_on_increment_and_keep_the_last_on_set"),
+}
+
+
 def test_every_indexing_op_is_reached_from_pytensor():
     x, idx = pt.matrix("x"), pt.lvector("idx")
-    outs = [x[1:, 0], x[idx], x[x > 0], pt.inc_subtensor(x[idx], 1.0), pt.arange(x.shape[0])]
-    lifted = set(ptonnx.lift(ptonnx.api.function_graph([x, idx], outs)).op_counts())
+    programs = {"Slice": ([x], x[1:, 0]), "Gather": ([x, idx], x[idx]), "NonZero": ([x], x[x > 0]),
+                "ScatterFlat": ([x, idx], pt.inc_subtensor(x[idx], 1.0)), "Range": ([x], pt.arange(x.shape[0]))}
+    lifted = set(ptonnx.lift(ptonnx.api.function_graph([x, idx], [out for _, out in programs.values()])).op_counts())
     family = {name for name, s in ptonnx.ir.all_schemas().items() if s.family in ("indexing", "creation")}
     assert family - lifted == set(), "reach these ops from a PyTensor program in this module"
+    for op, (inputs, out) in programs.items():
+        assert op in ptonnx.lift(ptonnx.api.function_graph(inputs, [out])).op_counts(), op
+    assert set(REACHED_BY) == {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "indexing"}
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)
 
 
 def test_write_through_an_index_of_unknown_length_with_static_updates():

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ptonnx
-from tests.conftest import assert_same, check_like_pytensor
+from tests.conftest import assert_same, check_like_pytensor, rewritten_graph
 from tests.e2e.test_op_properties import ALL
 from tests.e2e.test_shape_programs import arrays
 
@@ -166,6 +166,22 @@ def test_prod_without_zeros_from_the_gradient_of_prod():
         check_like_pytensor([x], [cost, pt.grad(cost, x)], [value])
 
 
+#: each reduction op -> the tests of this module that compare programs reaching it with PyTensor
+#: (read by tests/ir/test_registry.py; test_every_reduction_op_is_reached_from_pytensor lifts one of each)
+REACHED_BY = {
+    "ReduceSum": ("test_reduction_matches_pytensor", "test_integer_sums_and_products_wrap_exactly_as_numpy"),
+    "ReduceProd": ("test_reduction_matches_pytensor", "test_integer_sums_and_products_wrap_exactly_as_numpy"),
+    "ReduceMax": ("test_reduction_matches_pytensor", "test_nan_propagates_and_argmax_points_at_the_first_nan"),
+    "ReduceMin": ("test_reduction_matches_pytensor", "test_nan_propagates_and_argmax_points_at_the_first_nan"),
+    "ReduceAll": ("test_reduction_matches_pytensor",),
+    "ReduceAny": ("test_reduction_matches_pytensor",),
+    "ArgMax": ("test_reduction_matches_pytensor", "test_nan_propagates_and_argmax_points_at_the_first_nan"),
+}
+#: the function of OPS (what test_reduction_matches_pytensor draws) whose program reaches each op
+REACHED_WITH = {"ReduceSum": "sum", "ReduceProd": "prod", "ReduceMax": "max", "ReduceMin": "min", "ReduceAll": "all",
+                "ReduceAny": "any", "ArgMax": "argmax"}
+
+
 def test_every_reduction_op_is_reached_from_pytensor():
     x, b = pt.matrix("x"), pt.matrix("b", dtype="bool")
     outs = [getattr(pt, op)(x, axis=0) for op in OPS] + [b.all(axis=0), b.any(axis=0)]
@@ -173,3 +189,10 @@ def test_every_reduction_op_is_reached_from_pytensor():
     lifted = set(ptonnx.lift(ptonnx.api.function_graph([x, b], outs)).op_counts()) | set(ptonnx.lift(rewritten).op_counts())
     family = {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "reduction"}
     assert family - lifted == set(), "reach these ops from a PyTensor program in this module"
+    assert set(REACHED_BY) == set(REACHED_WITH) == family and set(REACHED_WITH.values()) <= set(OPS)
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)
+    for op, fn in REACHED_WITH.items():  # each program alone, plain or as the ONNX mode rewrites it
+        v = b if fn in ("all", "any") else x
+        out = getattr(pt, fn)(v, axis=0)
+        plain = set(ptonnx.lift(ptonnx.api.function_graph([v], [out])).op_counts())
+        assert op in plain or op in ptonnx.lift(rewritten_graph([v], [out])).op_counts(), (op, fn)

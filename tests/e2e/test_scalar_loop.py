@@ -142,6 +142,12 @@ def test_the_body_is_verified_printed_and_unified():
         verify(cm.ir)
 
 
+#: the loop op -> the tests of this module that compare programs reaching it with PyTensor (read by
+#: tests/ir/test_registry.py; test_lifted_graph_keeps_the_loop_as_one_node lifts one); Scan: test_scan.py
+REACHED_BY = {"Loop": ("test_while_loop_stops_each_element_on_its_own", "test_for_loop_with_mixed_state_and_per_element_counts",
+                       "test_nested_loops", "test_pytensor_gradient_loops_of_the_incomplete_gamma_functions")}
+
+
 def test_lifted_graph_keeps_the_loop_as_one_node():
     steps, x, c = pt.iscalar("steps"), pt.dvector("x"), pt.dvector("c")
     out, done = Elemwise(_geometric_until())(steps, x, c)
@@ -151,6 +157,7 @@ def test_lifted_graph_keeps_the_loop_as_one_node():
     counts = graph.op_counts()
     assert counts["Loop"] == 1
     assert counts.get("Mul", 0) == 0  # the body's ops live in the body
+    assert set(REACHED_BY) == {"Loop"} and all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)
 
 
 #: (k, x) where PyTensor's gradient series of gammainc/gammaincc in k are well conditioned,

@@ -61,9 +61,21 @@ def sorts(x: np.ndarray, axis, indices: bool):
     return compare
 
 
+#: the functions test_sequence_op_matches_pytensor draws
+FUNCTIONS = ("cumsum", "cumprod", "sort", "argsort")
+#: each sequence op -> the tests of this module that compare programs reaching it with PyTensor, and the
+#: function of FUNCTIONS whose program reaches it (read by tests/ir/test_registry.py; checked below)
+REACHED_BY = {
+    "CumSum": ("test_sequence_op_matches_pytensor", "test_integer_cumulative_ops_wrap_like_numpy"),
+    "CumProd": ("test_sequence_op_matches_pytensor", "test_integer_cumulative_ops_wrap_like_numpy"),
+    "Sort": ("test_sequence_op_matches_pytensor", "test_stable_sort_keeps_ties_in_order_and_nan_last"),
+}
+REACHED_WITH = {"CumSum": "cumsum", "CumProd": "cumprod", "Sort": "sort"}
+
+
 @given(st.data())
 def test_sequence_op_matches_pytensor(data):
-    fn = data.draw(st.sampled_from(["cumsum", "cumprod", "sort", "argsort"]))
+    fn = data.draw(st.sampled_from(FUNCTIONS))
     x, static = data.draw(arrays(CUMULATIVE if fn.startswith("cum") else ALL, max_ndim=3))
     axis = data.draw(st.one_of(st.none(), st.integers(-x.ndim, x.ndim - 1)) if x.ndim else st.none())
     kind = data.draw(st.sampled_from(["stable", "quicksort"]))
@@ -101,3 +113,7 @@ def test_every_sequence_op_is_reached_from_pytensor():
     lifted = set(ptonnx.lift(ptonnx.api.function_graph([x], [pt.cumsum(x), pt.cumprod(x), pt.sort(x)])).op_counts())
     family = {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "sequence"}
     assert family - lifted == set()
+    assert set(REACHED_BY) == set(REACHED_WITH) == family and set(REACHED_WITH.values()) <= set(FUNCTIONS)
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)
+    for op, fn in REACHED_WITH.items():
+        assert op in ptonnx.lift(ptonnx.api.function_graph([x], [getattr(pt, fn)(x, axis=1)])).op_counts(), (op, fn)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -13,26 +14,49 @@ from ptonnx.ir import TensorType
 from ptonnx.ir.schema import EACH, define
 from ptonnx.decompositions import DECOMPOSITIONS
 from ptonnx.lowering import EMITTERS
-from tests.e2e.test_op_properties import CASES
-from tests.e2e.test_shape_programs import PROGRAMS
 
 SCHEMAS = ir.all_schemas()
-#: the test module that reaches every op of a family from PyTensor and compares with it
+ROOT = Path(__file__).parents[2]
+#: each family -> the test modules that reach its ops (from PyTensor; the ops only passes and decompositions
+#: build, from the IR they rewrite) and compare them, with the name under which each lists the ops it has a
+#: case for: keyed by op, or PROGRAMS (each program's `ops`). A module with a REACHED_BY map checks it
+#: (test_every_<family>_op_is_reached_from_pytensor or alike: each op is in the lifted or rewritten graph).
 FAMILY_TESTS = {
-    "elementwise": "tests/e2e/test_op_properties.py",
-    "shape": "tests/e2e/test_shape_programs.py",
-    "indexing": "tests/e2e/test_indexing.py",
-    "creation": "tests/e2e/test_indexing.py",
-    "reduction": "tests/e2e/test_reductions.py",
-    "check": "tests/e2e/test_checks.py",
-    "sequence": "tests/e2e/test_sequence.py",
-    "special": "tests/e2e/test_special.py",
-    "tensor": "tests/nn/test_tensor_ops.py",
-    "nn": "tests/nn/test_ir_ops.py",
-    "fused": "tests/passes/test_fuse_conv_bn_silu.py",
-    "control": "tests/e2e/test_scalar_loop.py",
-    "kernel": "tests/lowering/test_kernels.py",
+    "elementwise": [("tests/e2e/test_op_properties.py", "CASES")],
+    "shape": [("tests/e2e/test_shape_programs.py", "PROGRAMS")],
+    "indexing": [("tests/e2e/test_indexing.py", "REACHED_BY")],
+    "creation": [("tests/e2e/test_creation.py", "REACHED_BY")],
+    "reduction": [("tests/e2e/test_reductions.py", "REACHED_BY")],
+    "check": [("tests/e2e/test_checks.py", "REACHED_BY")],
+    "sequence": [("tests/e2e/test_sequence.py", "REACHED_BY")],
+    "special": [("tests/e2e/test_special.py", "CASES")],
+    "tensor": [("tests/nn/test_tensor_ops.py", "REACHED_BY")],
+    "nn": [("tests/nn/test_end_to_end.py", "REACHED_BY")],
+    "fused": [("tests/passes/test_fuse_conv_bn_silu.py", "REACHED_BY")],
+    "control": [("tests/e2e/test_scalar_loop.py", "REACHED_BY"), ("tests/e2e/test_ifelse.py", "REACHED_BY")],
+    "kernel": [("tests/lowering/test_kernels.py", "COVERS")],
 }
+
+
+def _module(path: str):
+    return importlib.import_module(path.removesuffix(".py").replace("/", "."))
+
+
+def _property_cases(family: str) -> set[str]:
+    """The ops the family's test modules name a case for."""
+    named: set[str] = set()
+    for path, attribute in FAMILY_TESTS[family]:
+        assert (ROOT / path).exists(), path
+        cases = getattr(_module(path), attribute)
+        named |= {op for p in cases.values() for op in p.ops} if attribute == "PROGRAMS" else set(cases)
+    return named
+
+
+#: the ops with a hand-built lowering case: the union of the COVERS of tests/lowering/test_*.py
+LOWERING_CASES = frozenset().union(*(
+    getattr(_module(f"tests/lowering/{path.name}"), "COVERS", frozenset())
+    for path in sorted((ROOT / "tests" / "lowering").glob("test_*.py"))
+))
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
@@ -42,12 +66,10 @@ def test_every_op_is_complete(name):
     assert name in EMITTERS or name in DECOMPOSITIONS, f"{name} has no lowering and no decomposition"
     for var in set(schema.input_vars) | set(schema.output_vars):
         assert var in schema.constraints or var in ir.types.ALL_DTYPES or var == EACH
-    if schema.family == "elementwise":
-        assert name in CASES, f"{name} has no property test case"
-    if schema.family == "shape":
-        assert any(name in p.ops for p in PROGRAMS.values()), f"{name} has no property test program"
-    assert schema.family in FAMILY_TESTS, f"family {schema.family!r} of {name}: name the test module that covers it"
-    assert (Path(__file__).parents[2] / FAMILY_TESTS[schema.family]).exists()
+    assert schema.family in FAMILY_TESTS, f"family {schema.family!r} of {name}: name the test modules that cover it"
+    assert name in _property_cases(schema.family), \
+        f"{name} has no property test case in {[path for path, _ in FAMILY_TESTS[schema.family]]}"
+    assert name in LOWERING_CASES, f"{name} has no hand-built lowering case (COVERS of a tests/lowering/test_*.py module)"
 
 
 def test_registering_twice_or_without_constraints_fails():

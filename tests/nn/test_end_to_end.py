@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytensor.compile.mode import Mode
 
+import ptonnx
 import ptonnx.nn as nn
+from ptonnx.api import function_graph
 from tests.nn.helpers import compare, compare_compiled
 from tests.nn.strategies import conv_params, pool_params
 
@@ -261,3 +263,30 @@ def test_shared_weight_conv_without_bias_in_onnx_mode(batch_norm):
         (out,) = session.run(None, {"x": arrays[0]})
         np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
         assert (np.signbit(out) == np.signbit(expected)).all()
+
+
+#: each CNN op -> the tests of this module that compare programs reaching it with PyTensor
+#: (read by tests/ir/test_registry.py; checked by test_every_nn_op_is_reached_from_pytensor)
+REACHED_BY = {
+    "Conv": ("test_conv2d", "test_conv2d_cases"),
+    "BatchNorm": ("test_batch_norm",),
+    "MaxPool": ("test_pools", "test_pool_cases", "test_max_pool_float64_runs_in_onnxruntime"),
+    "AveragePool": ("test_pools", "test_pool_cases"),
+    "GlobalAveragePool": ("test_global_pools",),
+    "GlobalMaxPool": ("test_global_pools",),
+    "Resize": ("test_resize",),
+    "SiLU": ("test_silu",),
+}
+
+
+def test_every_nn_op_is_reached_from_pytensor():
+    x = sym((1, 4, 6, 6))
+    programs = {
+        "Conv": nn.conv2d(x, randn(2, 4, 3, 3)), "BatchNorm": nn.batch_norm(x, *(np.abs(randn(4)) + 0.5 for _ in range(4))),
+        "MaxPool": nn.max_pool2d(x, 2), "AveragePool": nn.avg_pool2d(x, 2), "GlobalAveragePool": nn.global_avg_pool2d(x),
+        "GlobalMaxPool": nn.global_max_pool2d(x), "Resize": nn.resize(x, scale_factor=2, mode="bilinear"), "SiLU": nn.silu(x),
+    }
+    for op, out in programs.items():
+        assert op in ptonnx.lift(function_graph([x], [out])).op_counts(), op
+    assert set(REACHED_BY) == set(programs) == {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "nn"}
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)

@@ -218,3 +218,18 @@ def test_reshape_to_a_computed_shape():
 def test_make_vector_of_variables():
     a, b = pt.lscalar("a"), pt.lscalar("b")
     compare([a, b], pt.stack([a, b, a * 2]), [np.int64(3), np.int64(-4)])
+
+
+#: each tensor op -> the tests of this module that compare programs reaching it with PyTensor
+#: (read by tests/ir/test_registry.py; checked by test_every_tensor_op_is_reached_from_pytensor)
+REACHED_BY = {"MatMul": ("test_matmul_user_graph", "test_matmul_forms_in_a_compiled_function", "test_attention_block"),
+              "Softmax": ("test_softmax", "test_softmax_in_a_compiled_function")}
+
+
+def test_every_tensor_op_is_reached_from_pytensor():
+    a, b, x = sym((3, 4), name="a"), sym((4, 5), name="b"), sym((2, 3, 4), name="x")
+    programs = {"MatMul": ([a, b], pt.matmul(a, b)), "Softmax": ([x], pt.special.softmax(x, axis=-1))}
+    for op, (inputs, out) in programs.items():
+        assert op in ptonnx.lift(function_graph(inputs, [out])).op_counts(), op
+    assert set(REACHED_BY) == set(programs) == {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "tensor"}
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)

@@ -47,7 +47,7 @@ def test_lowering_refuses_a_special_op_not_decomposed():
     g.set_outputs([Builder(g).op("GammaLn", x)])
     with pytest.raises(LoweringError, match="run ptonnx.passes.decompose.decompose"):
         lower(g)
-    assert decompose(g) == {"GammaLn": 1}
+    assert decompose(g).keys() - {"Log1p", "Expm1"} == {"GammaLn"}  # and the ops its formula uses that decompose too
     lower(g)  # now it lowers
 
 
@@ -56,7 +56,7 @@ def test_float32_is_computed_in_float64_but_float32_erf_is_onnxruntimes():
     x = g.add_input(TensorType("float32", (3,)), "x")
     b = Builder(g)
     g.set_outputs([b.op("GammaLn", x), b.op("Erf", x)])
-    assert decompose(g) == {"GammaLn": 1}
+    assert decompose(g).keys() - {"Log1p", "Expm1"} == {"GammaLn"}  # and the ops its formula uses that decompose too
     counts = g.op_counts()
     assert counts["Erf"] == 1 and counts["Cast"] == 2  # to float64 and back, once
     values = np.array([0.5, 3.0, -2.5], np.float32)

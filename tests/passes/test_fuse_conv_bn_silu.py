@@ -170,3 +170,16 @@ def test_report_details_count_each_rewrite():
 def test_fused_and_unfused_give_the_same_numbers(dtype, group, k, stride, bias, act, eps, seed):
     kwargs = dict(dtype=dtype, group=group, k=k, stride=stride, bias=bias, act=act, eps=eps, seed=seed)
     assert_same_numbers(kwargs, {"FusedConv": 1})
+
+
+#: the fused op -> the tests of this module whose graphs `fuse_conv_bn_silu` rewrites to it, each asserting
+#: it is there and computes the numbers of the graph it replaces (read by tests/ir/test_registry.py)
+REACHED_BY = {"FusedConv": ("test_conv_bn_silu_becomes_one_fused_conv", "test_conv_with_and_without_bias",
+                            "test_fused_and_unfused_give_the_same_numbers")}
+
+
+def test_every_fused_op_is_made_by_the_pass():
+    g, _ = conv_graph()
+    fuse(g)
+    assert set(g.op_counts()) == set(REACHED_BY) == {name for name, s in ir.all_schemas().items() if s.family == "fused"}
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)

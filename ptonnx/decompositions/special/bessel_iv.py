@@ -128,7 +128,7 @@ def _bessel_i(v: Ex, x: Ex, reflect: bool, scaled: bool) -> Ex:
         reflected = scaled_n + kv_exp_minus(n, a, _sin_pi(n) * (2 / math.pi))
         result = where((v < 0.0) & integer.op("Not"), reflected if scaled else times_exp(reflected, a), result)
     if not scaled:
-        result = where(a.eq(math.inf), math.inf, result)  # the halves' inf times a zero
+        result = where(a.eq(math.inf) & v.eq(v), math.inf, result)  # the halves' inf times a zero (a NaN order stays NaN)
     odd_order = integer & abs(fmod(n, 2.0)).eq(1.0)
     negative_x = is_negative(x)
     result = result * where(odd_order & negative_x, -1.0, 1.0, like=x)  # a product keeps -0.0

@@ -26,5 +26,6 @@ def _range_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
 
 define("Range", inputs=("start: T", "limit: T", "delta: T"), outputs=("out: T",), dtypes={"T": NUMERIC_DTYPES},
        type_rule=_range_rule, reads=("start", "limit", "delta"), family="creation",
-       semantics=lambda start, limit, delta: np.arange(start, limit, delta, dtype=start.dtype),
-       doc="start, start + delta, ... up to (not including) limit: NumPy's arange")
+       semantics=lambda start, limit, delta: np.arange(start.item(), limit.item(), delta.item(), dtype=start.dtype),
+       doc="start, start + delta, ... up to (not including) limit: NumPy's arange of the Python numbers "
+           "(PyTensor's ARange; arange of 0-D arrays counts in their dtype and wraps)")

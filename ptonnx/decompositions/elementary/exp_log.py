@@ -1,0 +1,90 @@
+"""The exp/log family with NumPy's accuracy at the ends of the range.
+
+ONNX has no Log1p or Expm1 and its Softplus overflows. These are written for
+every float dtype and computed in the one the legality table gives the node (float32
+Log1p, Expm1 and Softplus in float64; float16 in float32), with no intermediate that
+overflows where the result is finite. (Sigmoid is still an emitter,
+`lowering/exp_log.py`: the Conv+BatchNorm+SiLU fusion, a pass that runs after
+decomposition, matches `x * Sigmoid(x)`.)
+"""
+
+from __future__ import annotations
+
+import math
+
+from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, where
+from ptonnx.decompositions.registry import decomposes, unary
+
+#: 1 / log(2) and 1 / log(10)
+INV_LN2, INV_LN10 = 1.4426950408889634, 0.4342944819032518
+
+
+def _nonzero(v: Ex) -> Ex:
+    """|v| > 0: false for 0 and NaN. (Not(Equal) would do, but onnxruntime's optimiser turns
+    Where(Not(c), a, b) into Where(c, b, a), and `b`'s zero sign would be lost.)"""
+    return abs(v) > 0.0
+
+
+@decomposes("Log1p", any_float=True)
+@unary
+def kahan_log1p(x: Ex) -> Ex:
+    """Kahan's log1p: log(u) * (x / (u - 1)) with u = 1 + x; x where u rounds to 1.
+
+    The quotient x / (u - 1) is close to 1, so nothing overflows for huge x
+    (`log(u) * x` did: float32 log1p(1e37) was inf); u == inf keeps log(u)."""
+    u = x + 1.0
+    um1 = u - 1.0
+    result = where(u.eq(math.inf), u, log(u) * (x / um1))
+    return where(_nonzero(um1), result, x)  # x second: log1p(-0.0) is -0.0
+
+
+@decomposes("Expm1", any_float=True)
+@unary
+def kahan_expm1(x: Ex) -> Ex:
+    """Kahan's expm1: (u - 1) * (x / log(u)) with u = exp(x); x where u rounds to 1,
+    -1 where u - 1 rounds to -1, u where u overflows. The quotient is close to 1
+    (`(u - 1) * x` overflowed: float32 expm1(85) was inf)."""
+    u = exp(x)
+    um1 = u - 1.0
+    result = where(u.eq(math.inf), u, um1 * (x / log(u)))
+    result = where(um1.eq(-1.0), um1, result)
+    return where(_nonzero(um1), result, x)  # x second: expm1(-0.0) is -0.0
+
+
+@decomposes("Softplus", any_float=True)
+@unary
+def softplus(x: Ex) -> Ex:
+    """PyTensor's piecewise softplus (ONNX's Softplus overflows to inf for large inputs)."""
+    e = exp(x)
+    result = where(x < 33.3, x + exp(-x), x)
+    result = where(x < 18.0, log1p(e), result)
+    return where(x < -37.0, e, result)
+
+
+@decomposes("Exp2", any_float=True)
+@unary
+def exp2(x: Ex) -> Ex:
+    """2 ** x by Pow: onnxruntime's float64 Pow is within an ulp (exp(x log 2) is not for large x)."""
+    return x.const(2.0).op("Pow", x)
+
+
+@decomposes("Log2", any_float=True)
+@unary
+def log2(x: Ex) -> Ex:
+    """log(x) / log(2), as one multiplication: within 2 ulp (Log is within 1)."""
+    return log(x) * INV_LN2
+
+
+@decomposes("Log10", any_float=True)
+@unary
+def log10(x: Ex) -> Ex:
+    """log(x) / log(10), as one multiplication."""
+    return log(x) * INV_LN10
+
+
+@decomposes("Log1mexp", any_float=True)
+@unary
+def log1mexp(x: Ex) -> Ex:
+    """PyTensor's log(1 - exp(x)): log1p(-exp(x)) below log(1/2), log(-expm1(x)) from there
+    (each exact where the other cancels); NaN above 0, -inf at 0, -0.0 at -inf."""
+    return where(x >= math.log(0.5), log(-expm1(x)), log1p(-exp(x)))

@@ -1,0 +1,166 @@
+"""lifting/tensor.py: Join (Concat), Split, MakeVector, Reshape, Softmax; in pytensor 2.38 also
+LogSoftmax and SoftmaxGrad (pytensor 3 builds those from other ops). Axes must be constants: a
+computed one is refused by name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+from pytensor.tensor.basic import Split
+
+from ptonnx.errors import LiftingError, TypeRuleError
+from ptonnx.lifting.tensor import SOFTMAX_IS_SYMBOLIC
+from tests.lifting.helpers import F64_EDGES, check_lift, ints_at_limits, lifted, ops, raises_check, rewriting_reference
+
+M = np.arange(6.0).reshape(2, 3) - 2.5
+M[0, 0], M[1, 1] = -0.0, np.nan
+
+#: lifting refuses these graphs PyTensor runs (reported), so they are left out of the tests below
+LEFT_OUT = {
+    "pt.split(x, s, n_splits=2) with s = pt.lvector() (length not static)": (
+        "lift_split hands the IR's Split a size vector of unknown length: TypeRuleError 'Split: split must be 1-D "
+        "with a static length, got i64[s_dim0]' (an IR message naming no PyTensor variable); the number of pieces "
+        "is static (n_splits), so the sizes could be given that length"),
+    "softmax over an axis of size 0 (pytensor 3; x of shape (0, 3), axis 0 or None)": (
+        "PyTensor and the compiled model return an empty array; `interpret` raises ValueError: the IR's Softmax and "
+        "ReduceMax semantics (NumPy's max) refuse the empty axis, though no element of the result depends on it"),
+    "log_softmax over an axis of size 0 (pytensor 3; x of shape (2, 0), axis 1 or None)": (
+        "PyTensor returns an empty (2, 0) array; the lifted IR (the inlined OpFromGraph's Max, with its "
+        "empty-slice Check) and the compiled model raise ValueError 'zero-size array to reduction operation maximum'"),
+}
+
+
+def check_softmax(*args, **kwargs):
+    """pytensor 3's Softmax and LogSoftmax are symbolic ops whose numbers depend on the rewrites of the mode
+    PyTensor compiles them in (softmax of one inf is 1 in its default mode, NaN without rewrites): its
+    default rewrites, run in Python (its default mode compiles with numba: 50 s on a fresh machine)."""
+    return check_lift(*args, inner_mode=rewriting_reference(), **kwargs)
+
+
+def test_join_is_concat_with_the_output_dtype():
+    a, b, c = pt.dmatrix("a"), pt.imatrix("b"), pt.tensor("c", dtype="float32", shape=(None, 3))
+    outs = [pt.join(0, a, b), pt.join(-1, a, c), pt.concatenate([a, a, b], axis=1)]
+    bi = np.array([[np.iinfo(np.int32).max, 0, -1]], np.int32)
+    g = check_lift([a, b, c], outs, [M, bi, np.zeros((2, 3), np.float32)], [np.zeros((0, 3)), bi[:0], np.zeros((0, 3), np.float32)],
+                   [M, bi, np.zeros((1, 3), np.float32)])  # rows differ: Concat on axis -1 fails as PyTensor
+    assert ops(g).count("Concat") == 3
+
+
+def test_join_along_a_computed_axis_is_refused():
+    a, b, ax = pt.dmatrix("a"), pt.dmatrix("b"), pt.lscalar("ax")
+    y = pt.join(ax, a, b)
+    with pytest.raises(LiftingError, match=r"Join producing .*the join axis \(ax\) is not a compile-time constant"):
+        lifted([a, b, ax], [y])
+
+
+def test_split_of_computed_sizes():
+    x, s = pt.dmatrix("x"), pt.tensor("s", dtype="int64", shape=(3,))
+    parts = pt.split(x, s, n_splits=3, axis=1)
+    data = np.arange(10.0).reshape(2, 5)
+    g = check_lift([x, s], parts, [data, np.array([2, 0, 3])], [data, np.array([5, 0, 0])], [data, np.array([1, 1, 1])],
+                   [data, np.array([-1, 3, 3])])
+    assert ops(g) == ["Split"] and g.outputs[0].producer.attrs == {"axis": 1, "num_outputs": 3}
+
+
+def test_split_along_a_computed_axis_is_refused():
+    x, s, ax = pt.dvector("x"), pt.tensor("s", dtype="int64", shape=(2,)), pt.lscalar("ax")
+    parts = Split(2)(x, ax, s)
+    with pytest.raises(LiftingError, match=r"Split producing .*the split axis \(ax\) is not a compile-time constant"):
+        lifted([x, s, ax], parts)
+
+
+def test_split_sizes_of_unknown_length_are_refused():
+    """LEFT_OUT: refused with the IR's message where PyTensor runs the graph."""
+    x, s = pt.dvector("x"), pt.lvector("s")
+    with pytest.raises(TypeRuleError, match="Split: split must be 1-D with a static length"):
+        lifted([x, s], pt.split(x, s, n_splits=2))
+
+
+def test_make_vector_of_computed_and_constant_entries():
+    n, f = pt.lscalar("n"), pt.dscalar("f")
+    outs = [pt.stack([n, 2 * n, 3]), pt.as_tensor([f, n]), pt.as_tensor([pt.constant(1), pt.constant(2)])]
+    g = check_lift([n, f], outs, *([np.int64(v), np.float64(w)] for v, w in zip(ints_at_limits("int64"), F64_EDGES, strict=False)))
+    assert ops(g).count("Concat") == 2 and g.outputs[2].const is not None
+
+
+def test_reshape():
+    x, shape = pt.dtensor3("x"), pt.tensor("shape", dtype="int64", shape=(2,))
+    cube = np.arange(24.0).reshape(2, 3, 4)
+    outs = [x.reshape((-1, 4)), x.reshape(shape), x.reshape((x.shape[0], -1))]
+    g = check_lift([x, shape], outs, [cube, np.array([6, 4])], [cube, np.array([-1, 12])], [cube, np.array([5, -1])],
+                   [np.zeros((0, 3, 4)), np.array([0, 12])], [np.zeros((0, 3, 4)), np.array([0, -1])])
+    assert ops(g).count("Reshape") == 3
+
+
+def test_reshape_refuses_a_minus_1_beside_sizes_that_multiply_to_0():
+    x, shape = pt.dtensor3("x"), pt.tensor("shape", dtype="int64", shape=(2,))
+    g = lifted([x, shape], [x.reshape(shape)])
+    raises_check(g, [np.zeros((0, 3, 4)), np.array([0, -1])], ValueError, "cannot reshape x into a shape with -1")
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None, *([(0, 1)] if SOFTMAX_IS_SYMBOLIC else [])])
+def test_softmax(axis):
+    """(An empty axis is LEFT_OUT.)"""
+    x = pt.dmatrix("x")
+    y = pt.special.softmax(x, axis=axis)
+    finite = np.array([[1.0, -0.0, 700.0], [-745.0, 5e-324, -1e300]])
+    g = check_softmax([x], [y], [finite], [M], [np.array([[np.inf, 1.0, -np.inf], [0.0, 0.0, 0.0]])], [np.zeros((2, 1))])
+    assert ("Softmax" in ops(g)) == isinstance(axis, int)  # several axes of unknown sizes: exp(x - max) / sum
+
+
+@pytest.mark.skipif(not SOFTMAX_IS_SYMBOLIC, reason="pytensor 2.38's softmax takes one axis or None")
+def test_softmax_over_several_axes_of_unknown_sizes():
+    x = pt.dtensor3("x")
+    y = pt.special.softmax(x, axis=(0, 2))
+    cube = np.arange(24.0).reshape(2, 3, 4) / 7
+    g = check_softmax([x], [y], [cube], [np.zeros((2, 0, 4))])
+    assert ops(g)[-1] == "Div" and "Softmax" not in ops(g)
+
+
+def test_softmax_of_static_shapes_moves_the_axes_last_and_flattens():
+    x = pt.tensor("x", shape=(2, 3, 4))
+    y = pt.special.softmax(x, axis=(0, 2) if SOFTMAX_IS_SYMBOLIC else None)
+    g = check_softmax([x], [y], [np.arange(24.0).reshape(2, 3, 4) / 7])
+    assert "Softmax" in ops(g) and "Reshape" in ops(g)
+
+
+def test_softmax_of_one_element():
+    """pytensor 3's rewrites make x - max(x) zero: its softmax of one element is 1 even for inf and
+    NaN; pytensor 2.38 (scipy) gives NaN there, as ONNX does."""
+    x, s = pt.tensor("x", shape=(None, 1)), pt.dscalar("s")
+    g = check_softmax([x, s], [pt.special.softmax(x, axis=1), pt.special.softmax(s)],
+                   [np.array([[np.inf], [np.nan], [-0.0]]), np.float64(np.nan)], [np.zeros((0, 1)), np.float64(-np.inf)])
+    assert ("Where" in ops(g)) == SOFTMAX_IS_SYMBOLIC
+
+
+def test_softmax_of_integers_is_refused():
+    x = pt.bvector("x")
+    y = pt.special.softmax(x)
+    with pytest.raises(LiftingError, match=r"Softmax of int8 x .*Cast the input to a float dtype first"):
+        lifted([x], [y])
+
+
+@pytest.mark.parametrize("axis", [1, None])
+def test_log_softmax(axis):
+    """pytensor 2.38's LogSoftmax op, or pytensor 3's (an OpFromGraph, inlined). (An empty axis is LEFT_OUT.)"""
+    x = pt.dmatrix("x")
+    y = pt.special.log_softmax(x, axis=axis)
+    check_softmax([x], [y], [np.array([[1.0, -0.0, 700.0], [-745.0, 5e-324, -1e300]])],
+               [np.array([[np.inf, 1.0, -np.inf], [-np.inf, -np.inf, -np.inf]])], [M], *([[np.zeros((0, 3))]] if axis == 1 else []))
+
+
+def test_softmax_grad():
+    """pytensor 2.38's SoftmaxGrad; pytensor 3 builds the gradient of softmax from elementwise ops and sums."""
+    import pytensor
+
+    x, w = pt.dmatrix("x"), pt.dmatrix("w")
+    y = pt.special.softmax(x, axis=1)
+    grad = pytensor.grad((y * w).sum(), x)
+    data = np.array([[1.0, -0.0, 3.0], [-745.0, 5e-324, 2.0]])
+    g = check_softmax([x, w], [grad], [data, data[::-1]])
+    try:
+        from pytensor.tensor.special import SoftmaxGrad  # noqa: F401  (pytensor 2.38)
+    except ImportError:
+        return
+    assert "ReduceSum" in ops(g) and "Softmax" in ops(g)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import warnings
 
 import numpy as np
 import pytensor
@@ -27,7 +26,7 @@ from ptonnx.errors import CheckFailedError
 from ptonnx.ir.core import nested_graphs
 from ptonnx.lifting import lift
 from ptonnx.testing import assert_same, reference_mode
-from tests.conftest import rewritten_graph
+from tests.conftest import _outcome, rewritten_graph
 
 REFERENCE = reference_mode()
 
@@ -75,15 +74,6 @@ def ops(graph: ir.Graph) -> list[str]:
 def all_ops(graph: ir.Graph) -> set[str]:
     """The ops of the graph and of every body it owns."""
     return {n.op for g in (graph, *nested_graphs(graph)) for n in g}
-
-
-def _outcome(fn, values):
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            return fn(*values), None
-    except Exception as exc:  # noqa: BLE001 - the exception is what is compared
-        return None, exc
 
 
 def _checks(graph: ir.Graph):

@@ -41,7 +41,11 @@ def lift_repeat(ctx, node):
         value, axis = ctx.op("Reshape", value, ctx.ints([-1])), 0
     n = ctx.dim(value, axis)
     counts = ctx.cast(ctx.value(reps), "int64")
-    counts = ctx.op("Expand", counts, ctx.pack([n])) if counts.type.ndim == 0 else counts
+    if counts.type.ndim == 0:
+        counts = ctx.op("Expand", counts, ctx.pack([n]))
+    else:  # NumPy: one count per element along the axis, or its broadcasting ValueError
+        counts = check(ctx, counts, [ctx.op("Equal", ctx.dim(counts, 0), n)],
+                       "repeat: operands could not be broadcast together (one count per element along the axis)", ValueError)
     counts = check(ctx, counts, [ctx.op("ReduceAll", ctx.op("GreaterOrEqual", counts, ctx.ints(0)), axes=(0,))],
                    "repeat: negative dimensions are not allowed", ValueError)
     totals = ctx.op("CumSum", counts, axis=0)

@@ -7,6 +7,8 @@ import numpy as np
 import pytensor.tensor as pt
 import pytest
 
+import ptonnx
+
 from ptonnx.errors import LiftingError
 from ptonnx import ir
 from ptonnx.testing import assert_same
@@ -18,9 +20,6 @@ M[0, 0], M[1, 1], M[2, 3] = np.nan, -0.0, np.inf
 #: cases where the lifted IR computes a number, or fails, where PyTensor does otherwise (reported bugs),
 #: left out of the comparisons below until fixed
 LEFT_OUT = {
-    "repeat(x, r, axis) with len(r) != x.shape[axis]": (
-        "PyTensor raises ValueError (operands could not be broadcast); the IR has no Check of the length: "
-        "a shorter r gives rows of x (x of 3 rows, r = [1, 2] gives x[[0, 1, 1]]), a longer one an index error"),
     "fill_diagonal of a 3-D (or more) array whose dims differ": (
         "PyTensor raises ValueError 'All dimensions of input must be of equal length' (np.fill_diagonal); the "
         "IR fills a[i, i, i] for i < the smallest dim, with no Check"),
@@ -45,9 +44,13 @@ def test_repeat_of_computed_repeats(axis):
     assert type(y.owner.op).__name__ == "Repeat"
     n = M.shape[axis]
     g = check_lift([x, r], [y], [M, np.arange(n)], [M, np.zeros(n, np.int64)], [M, np.full(n, 3)],
-                   [M, np.array([1, -1, 2, 0][:n])])  # LEFT_OUT: len(r) != n
+                   [M, np.array([1, -1, 2, 0][:n])])
     assert ops(g)[-1] == "Gather" and "ScatterFlat" in ops(g)
     raises_check(g, [M, np.array([1, -1, 2, 0][:n])], ValueError, "repeat: negative dimensions are not allowed")
+    for wrong in (np.array([1, 2]), np.ones(n + 1, np.int64)):  # unchecked, x of 3 rows and r = [1, 2] gave x[[0, 1, 1]]
+        raises_check(g, [M, wrong], ValueError, "repeat: operands could not be broadcast together")
+        with pytest.raises(ValueError, match="operands could not be broadcast"):
+            ptonnx.compile_function([x, r], [y])(M, wrong)
 
 
 def test_repeat_of_a_flattened_array():

@@ -71,13 +71,3 @@ def unary(name: str):
 
 exp, log, sqrt, floor, ceil, round_even = (unary(n) for n in ("Exp", "Log", "Sqrt", "Floor", "Ceil", "Round"))
 raw_sin, raw_cos = unary("Sin"), unary("Cos")
-
-
-def unary_emitter(fn):
-    """An emitter applying `fn` (Ex -> Ex) to a unary node's input, in the node's dtype."""
-
-    def emit(ctx, node, inputs):
-        return fn(Ex(ctx, inputs[0], node.outputs[0].dtype)).name
-
-    emit.__doc__ = fn.__doc__
-    return emit

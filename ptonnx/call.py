@@ -4,14 +4,17 @@ raised as ptonnx's.
 A call of a small model costs onnxruntime a few µs, so the Python around it must cost well
 under one: what is known before the first call (names, dtypes, ranks, static dims, the named
 dims shared by several inputs, run options) is worked out once, in `CallPlan`, and an input
-that is already the array the model needs is passed on as it is. The run is onnxruntime's
-public `InferenceSession.run`: its private C++ session would save about 2 µs a call more
-(0.97x against 1.09-1.13x a bare run at n = 100), but a private attribute can change with
-any onnxruntime release, and then every call of every model would fail.
+that is already the array the model needs is passed on as it is.
 
-IOBinding is not used: on the CPU provider `session.run` already hands onnxruntime's output
+The run goes to the session's C++ object (`InferenceSession._sess.run`) where the installed
+onnxruntime has it, as the pinned 1.32 line does: the public `run` only re-checks the feed's
+names (which the plan has done) and would cost ~1 µs a call more (1.18x a bare `run` at
+n = 100, against the issue's 1.1x). It is found once per session, by feature test, and a
+release without it gets the public `run`: slower, never wrong.
+
+IOBinding is not used: on the CPU provider `run` already hands onnxruntime's output
 buffers to numpy without a copy, and binding inputs and outputs costs more per call than it
-saves (`benchmarks/call_overhead.py` measures both)."""
+saves (`benchmarks/call_overhead.py` measures both)"""
 
 from __future__ import annotations
 
@@ -47,6 +50,7 @@ class CallPlan:
         self.shared = [tuple(p) for p in places.values() if len(p) > 1]
         self.checks = checks
         self.run_options = _run_options(checks)
+        self._session = self._run = None
 
     def feed(self, arrays) -> dict[str, np.ndarray]:
         """The input feed: an array already of the input's dtype, rank, byte order, layout
@@ -86,8 +90,10 @@ class CallPlan:
 
     def run(self, session, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
         """onnxruntime's outputs (fresh arrays each call), or its error as ptonnx's."""
+        if session is not self._session:
+            self._session, self._run = session, runner(session)
         try:
-            return session.run(self.output_names, feed, self.run_options)
+            return self._run(self.output_names, feed, self.run_options)
         except Exception as exc:
             if not type(exc).__module__.startswith("onnxruntime"):
                 raise
@@ -100,6 +106,13 @@ class CallPlan:
                 "Check that the input shapes fit together as the PyTensor graph needs (dims that broadcast "
                 "are equal or 1); if they do, this is a ptonnx bug: please report it."
             ) from exc
+
+
+def runner(session):
+    """The session's run: its C++ object's where it has one (see the module's docstring)."""
+    inner = getattr(session, "_sess", None)
+    run = getattr(inner, "run", None)
+    return run if callable(run) else session.run
 
 
 def _run_options(checks):

@@ -65,13 +65,13 @@ from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.graph.traversal import ancestors
 
 from ptonnx.api import CompiledModel, compile, compiled_function_graph, function_graph
-from ptonnx.errors import SignatureError
+from ptonnx.errors import SignatureError, UnsupportedOpError
 from ptonnx.lifting.context import is_random
 from ptonnx.mode import ONNXLinker
 
 __all__ = [
-    "compile_deterministics", "compile_logp", "deterministics_graph", "export_deterministics",
-    "export_logp", "inputs_for", "logp_graph",
+    "FlatLogp", "compile_deterministics", "compile_flat_logp", "compile_logp", "deterministics_graph",
+    "export_deterministics", "export_logp", "flat_logp_graph", "inputs_for", "logp_graph",
 ]
 
 _DATA_CHOICES = ("constants", "inputs")
@@ -163,6 +163,114 @@ def inputs_for(cm: CompiledModel, model: pm.Model, point: dict | None = None) ->
     return arrays
 
 
+def flat_logp_graph(model: pm.Model, *, batched: bool = False, jacobian: bool = True, rewrite: bool = True) -> FunctionGraph:
+    """The FunctionGraph `compile_flat_logp` compiles: one flat vector `q` -> `logp`, `dlogp`.
+
+    `q` holds every value variable raveled, in `model.value_vars` order (`FlatLogp.slices`);
+    `dlogp` is the gradient in the same layout. `batched=True` gives every one a leading
+    axis of any length K (PyTensor's `vectorize_graph`): `q` (K, d) -> `logp` (K,), `dlogp` (K, d).
+    """
+    from pymc.pytensorf import rewrite_pregrad
+    from pytensor.graph.replace import vectorize_graph
+
+    _check_choices(model, "constants")
+    value_vars = _value_vars(model)
+    discrete = [v.name for v in value_vars if v not in model.continuous_value_vars]
+    if discrete:
+        raise SignatureError(f"the flat log-density is for gradient-based samplers; the free variables {', '.join(discrete)} "
+                             "are discrete: use compile_logp, whose inputs are one per variable")
+    layout = _layout(model, value_vars)
+    size = layout[-1][2].stop if layout else 0
+    q = pt.vector("q", dtype=pytensor.config.floatX, shape=(size,))
+    logp = model.logp(jacobian=jacobian)
+    if rewrite:
+        logp = rewrite_pregrad(logp)
+    grads = pytensor.grad(logp, value_vars, disconnected_inputs="ignore")
+    # each gradient reshaped to its known size, not raveled: a batch's ravel becomes a reshape to
+    # (K, -1), which no size fits when K = 0
+    flat = [_plain(g).reshape((sl.stop - sl.start,)).astype(q.dtype) for g, (_, _, sl) in zip(grads, layout, strict=True)]
+    outputs = [_plain(logp), pt.concatenate(flat)]
+    plain, outputs = _plain_value_vars(value_vars, outputs)
+    outputs = graph_replace(outputs, {v: q[sl].reshape(shape).astype(v.dtype) for v, (_, shape, sl) in zip(plain, layout, strict=True)}, strict=False)
+    inputs = [q]
+    if batched:
+        _refuse_inner_graphs(outputs)
+        batch = pt.matrix("q", dtype=q.dtype, shape=(None, size))
+        outputs = vectorize_graph(outputs, {q: batch})
+        inputs = [batch]
+    return _rewritten(model, inputs, outputs, ["logp", "dlogp"], rewrite, "constants")
+
+
+def _refuse_inner_graphs(outputs) -> None:
+    """PyTensor's vectorize_graph makes a Scan (or an OpFromGraph) the core of a Blockwise, and
+    its rewrites then change that op's inner graph in place: the model's own graph, which no
+    later `pytensor.grad` can differentiate (pytensor 2.38, 3.0). Refused instead."""
+    from pytensor.graph.traversal import applys_between
+
+    inner = next((node for node in applys_between([], outputs) if hasattr(node.op, "fgraph")), None)
+    if inner is not None:
+        raise UnsupportedOpError(
+            inner.op, inner.outputs[0], (), reason="the batched flat log-density cannot batch an op with an inner graph "
+            "(PyTensor's vectorize_graph would change the model's own graph in place): use compile_flat_logp(model) "
+            "and call it once per point")
+
+
+def _layout(model, value_vars) -> list[tuple[str, tuple[int, ...], slice]]:
+    """(name, shape, slice of q) per value variable, in order."""
+    shapes = model.eval_rv_shapes()
+    layout, start = [], 0
+    for v in value_vars:
+        shape = tuple(int(d) for d in shapes[v.name])
+        stop = start + int(np.prod(shape, dtype=np.int64))
+        layout.append((v.name, shape, slice(start, stop)))
+        start = stop
+    return layout
+
+
+class FlatLogp:
+    """logp and its gradient on one flat float vector: what gradient-based samplers call
+    (nutpie's `logp_fn(q) -> (logp, grad)`, BlackJAX's `logdensity_fn`).
+
+    `f(q)` returns `(logp, grad)`: a float and an array shaped as `q`. With `batched=True`,
+    `f(Q)` takes K points as the rows of `Q` (K, size) in one onnxruntime call and returns
+    `(logp (K,), grad (K, size))`. `to_point`/`from_point` convert between `q` and PyMC's
+    point dicts (`model.initial_point()`); `cm` is the CompiledModel (`cm.save(path)`).
+    """
+
+    def __init__(self, cm: CompiledModel, layout, batched: bool):
+        self.cm = cm
+        self.layout = layout
+        self.batched = batched
+        self.size = layout[-1][2].stop if layout else 0
+        self.dtype = np.dtype(cm.ir.inputs[0].dtype)
+
+    def __call__(self, q) -> tuple:
+        logp, grad = self.cm(q)
+        return (logp if self.batched else float(logp)), grad
+
+    def from_point(self, point: dict) -> np.ndarray:
+        """The flat vector of a PyMC point (value-variable name -> array)."""
+        return np.concatenate([np.asarray(point[name], dtype=self.dtype).ravel() for name, _, _ in self.layout]) if self.layout \
+            else np.zeros(0, self.dtype)
+
+    def to_point(self, q) -> dict[str, np.ndarray]:
+        """The PyMC point of a flat vector (of the last axis of a batch)."""
+        q = np.asarray(q)
+        return {name: q[..., sl].reshape(q.shape[:-1] + shape) for name, shape, sl in self.layout}
+
+    def __repr__(self) -> str:
+        return f"FlatLogp(size={self.size}, batched={self.batched}, {self.cm!r})"
+
+
+def compile_flat_logp(model: pm.Model, *, batched: bool = False, jacobian: bool = True, rewrite: bool = True, passes=None, **kwargs) -> FlatLogp:
+    """`model`'s log-density and gradient on one flat vector (or, `batched`, on the rows of a
+    matrix: K points per call); see `FlatLogp`. Data are frozen at their current values.
+    `passes` and `kwargs` go to `ptonnx.compile`."""
+    graph = flat_logp_graph(model, batched=batched, jacobian=jacobian, rewrite=rewrite)
+    cm = compile(graph, passes, name=_name(model, "flat_logp"), **kwargs)
+    return FlatLogp(cm, _layout(model, _value_vars(model)), batched)
+
+
 def _check_choices(model, data: str) -> None:
     if not isinstance(model, pm.Model):
         raise SignatureError(f"ptonnx.pymc takes a pymc.Model, not {type(model).__name__}")
@@ -216,6 +324,11 @@ def _function_graph(model, value_vars, outputs, names, rewrite: bool, data: str)
     inputs, outputs = _plain_value_vars(list(value_vars), outputs)
     if data == "constants":
         inputs, outputs = _static_value_vars(model, inputs, outputs)
+    return _rewritten(model, inputs, outputs, names, rewrite, data)
+
+
+def _rewritten(model, inputs, outputs, names, rewrite: bool, data: str) -> FunctionGraph:
+    """inputs (+ data) -> outputs, rewritten as PyMC compiles them, outputs named `names`."""
     shared = [v for v in ancestors(outputs, blockers=inputs) if isinstance(v, SharedVariable) and not is_random(v)]
     if data == "inputs" and shared:
         order = {v: i for i, v in enumerate([*model.data_vars, *model.dim_lengths.values()])}

@@ -325,8 +325,8 @@ def test_a_failed_check_raises_check_failed_error_on_either_path(array):
 
 
 def test_any_session_with_onnxruntimes_run_is_run():
-    """`ptonnx.call` uses only onnxruntime's public `run(output_names, feed, run_options)`:
-    a session object with just that method runs the model, and its check failures raise."""
+    """Where a session has no C++ object with a `run` (a later onnxruntime, a wrapper), the
+    public `run(output_names, feed, run_options)` runs the model, and its check failures raise."""
     import types
 
     cm = _asserting()
@@ -334,3 +334,20 @@ def test_any_session_with_onnxruntimes_run_is_run():
     np.testing.assert_array_equal(cm(np.array([1.0, 2.0]))[0], [2.0, 4.0])
     with pytest.raises(CheckFailedError, match="x must be positive"):
         cm(np.array([1.0, -2.0]))
+
+
+def test_the_installed_onnxruntime_is_called_without_the_public_runs_second_name_check():
+    """The pinned onnxruntime has `InferenceSession._sess.run`, which the call path uses (the
+    public `run` re-checks the feed's names: ~1 µs a call, `benchmarks/call_overhead.py`);
+    a new session (`with_session_options`) is found anew."""
+    from ptonnx.call import runner
+
+    cm = _asserting()
+    session = cm.session
+    assert runner(session) == session._sess.run
+    np.testing.assert_array_equal(cm(np.array([1.0, 2.0]))[0], [2.0, 4.0])
+    assert cm._plan._run == session._sess.run
+    other = cm.with_session_options(session_options(ORT_LEVELS[0]))
+    with pytest.raises(CheckFailedError, match="x must be positive"):
+        other(np.array([1.0, -2.0]))
+    assert other._plan._run == other.session._sess.run != session._sess.run

@@ -11,6 +11,8 @@ lifts can be batched this way (and an op it cannot lift is refused by name).
 from __future__ import annotations
 
 import numpy as np
+from pytensor.graph.basic import Constant
+from pytensor.tensor import constant
 
 from ptonnx.ir import TensorType, Value
 from ptonnx.lifting.context import LiftContext
@@ -43,9 +45,23 @@ RUNTIME_BROADCAST = ("Runtime broadcasting not allowed. At least one input has a
                      "on the relevant input.")
 
 
+def _unbatched_constant(var, core_ndim: int):
+    """`var`'s core value, as a constant, when it is a constant whose batch dims are all 1."""
+    if not isinstance(var, Constant) or any(d != 1 for d in var.data.shape[: var.type.ndim - core_ndim]):
+        return None
+    core = var.data.reshape(var.data.shape[var.type.ndim - core_ndim:])
+    return var if core.ndim == var.data.ndim else constant(core, dtype=var.dtype)
+
+
 def lift_batched(ctx: LiftContext, node) -> list[Value]:
     op = node.op
     core_node = op._create_dummy_core_node(node.inputs)
+    # a constant without batch dims (Split's axis) is the same in every trip: the core op gets
+    # the constant itself, which its lifting may need as an attribute
+    constants = [_unbatched_constant(inp, len(sig)) for inp, sig in zip(node.inputs, op.inputs_sig, strict=True)]
+    core_inputs = [dummy if c is None else c for c, dummy in zip(constants, core_node.inputs, strict=True)]
+    if any(c is not None for c in constants):
+        core_node = op.core_op.make_node(*core_inputs)
     lifter_for(op.core_op, core_node.outputs[0])  # refuses, by name, a core op ptonnx cannot lift
     core_ndims = [len(sig) for sig in op.inputs_sig]
     batch_ndim = node.outputs[0].type.ndim - len(op.outputs_sig[0])
@@ -71,7 +87,8 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
     trip = body.graph.add_input(TensorType("int64", ()), "trip")
     reads = [body.graph.add_input(f.type, f.name) for f in flat]
     for dummy, read in zip(core_node.inputs, reads, strict=True):
-        body.values[dummy] = body.op("Gather", read, trip, axis=0)
+        if dummy not in body.values:
+            body.values[dummy] = body.op("Gather", read, trip, axis=0)
     lift_applies(body, [core_node])
     results = [body.cast(body.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs, strict=True)]
     body.graph.set_outputs([Value.constant(np.array(True)), *results])

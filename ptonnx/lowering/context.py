@@ -33,6 +33,8 @@ class LowerContext:
         self._op_of: dict[str, str] = {}
         #: node name -> what a failed run-time check there means (written to the model's metadata)
         self.checks: dict[str, dict[str, str]] = {}
+        #: (op type, inputs, output count, attributes) -> the outputs of the node already emitted
+        self._emitted: dict[tuple, list[str]] = {}
 
     def child(self) -> LowerContext:
         """A context for a body graph: its own nodes and value names, but one namespace and
@@ -97,13 +99,22 @@ class LowerContext:
         self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, hint: str | None = None,
         node_name: str | None = None, **attributes,
     ) -> list[str]:
-        """Append one ONNX node; returns its output names."""
+        """Append one ONNX node; returns its output names. A node equal to one already
+        emitted in this graph (same op, inputs and attributes; outputs not named by the
+        caller) is not emitted again: its outputs are returned. Emitters build small
+        helper nodes (`Not(c)` for a Where, an index's `Shape`) per IR node, so two IR
+        nodes over one value would otherwise repeat them; the IR's `cse` cannot see them."""
+        key = _key(op_type, inputs, outputs, attributes) if isinstance(outputs, int) and node_name is None else None
+        if key is not None and key in self._emitted:
+            return list(self._emitted[key])
         if isinstance(outputs, int):
             outputs = [self.unique(hint or op_type.lower()) for _ in range(outputs)]
         node_name = node_name or self.unique(f"{op_type}_node")
         self.nodes.append(helper.make_node(op_type, inputs, outputs, name=node_name, **attributes))
         self._produced.update(outputs)
         self._op_of.update(dict.fromkeys(outputs, op_type))
+        if key is not None:
+            self._emitted[key] = list(outputs)
         return outputs
 
     def producer_op(self, name: str) -> str | None:
@@ -122,9 +133,32 @@ class LowerContext:
         self._produced = {renames.get(n, n) for n in self._produced}
         self._op_of = {renames.get(n, n): op for n, op in self._op_of.items()}
         self._names = {v: renames.get(n, n) for v, n in self._names.items()}
+        self._emitted = {
+            (op, tuple(renames.get(n, n) for n in ins), *rest): [renames.get(n, n) for n in outs]
+            for (op, ins, *rest), outs in self._emitted.items()
+        }
 
     def emit1(self, op_type: str, inputs: list[str], hint: str | None = None, out: str | None = None, **attributes) -> str:
         return self.emit(op_type, inputs, [out] if out else 1, hint, **attributes)[0]
+
+
+def _plain(value):
+    """An attribute value as a key part: floats by their bits (0.0 and -0.0 differ), None for
+    what cannot be compared cheaply (a graph, a tensor)."""
+    if isinstance(value, float):
+        return ("float", value.hex())
+    return value if isinstance(value, (int, str, bytes)) else None
+
+
+def _key(op_type: str, inputs, outputs: int, attributes: dict) -> tuple | None:
+    """What makes two nodes the same computation, or None when it cannot be told cheaply."""
+    items = []
+    for name, value in sorted(attributes.items()):
+        parts = [_plain(v) for v in value] if isinstance(value, (list, tuple)) else [_plain(value)]
+        if any(part is None for part in parts):
+            return None
+        items.append((name, isinstance(value, (list, tuple)), tuple(parts)))
+    return (op_type, tuple(inputs), outputs, tuple(items))
 
 
 def _rename_in(nodes, renames: dict[str, str]) -> None:

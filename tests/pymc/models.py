@@ -254,12 +254,50 @@ def kalman_local_trend(n: int = 100) -> pm.Model:
     return model
 
 
+def censored_regression(n: int = 100) -> pm.Model:
+    """A normal regression whose observations are censored above (a detection limit): pm.Censored,
+    whose log-density needs the normal's log survival function (erfc) of free parameters."""
+    rng = _rng(18)
+    x = rng.normal(size=n)
+    y = np.minimum(1.0 + 0.8 * x + rng.normal(scale=0.7, size=n), 1.5)
+    with pm.Model() as model:
+        a = pm.Normal("a", 0, 2)
+        b = pm.Normal("b", 0, 2)
+        sigma = pm.HalfNormal("sigma", 1)
+        pm.Censored("obs", pm.Normal.dist(a + b * x, sigma), lower=None, upper=1.5, observed=y)
+    return model
+
+
+def bg_nbd(n: int = 100) -> pm.Model:
+    """A BG/NBD customer model (Fader, Hardie and Lee 2005, as pymc-marketing's CLV module writes
+    it): purchase counts x, recency t_x and age T per customer; its log-likelihood takes
+    `gammaln` and `betaln` of the free parameters r, alpha, a, b."""
+    from pytensor.tensor.special import betaln
+
+    rng = _rng(19)
+    age = rng.uniform(20.0, 40.0, size=n)
+    x = rng.poisson(rng.gamma(0.5, 1.0, size=n) * age * rng.binomial(1, 0.6, size=n))
+    recency = np.where(x > 0, age * rng.uniform(0.3, 1.0, size=n), 0.0)
+    with pm.Model() as model:
+        r = pm.Gamma("r", 2, 2)
+        alpha = pm.HalfNormal("alpha", 10)
+        a = pm.Gamma("a", 2, 2)
+        b = pm.Gamma("b", 2, 2)
+        a1 = pt.gammaln(r + x) - pt.gammaln(r) + r * pt.log(alpha)
+        a2 = betaln(a, b + x) - betaln(a, b)
+        a3 = -(r + x) * pt.log(alpha + age)
+        a4 = pt.log(a) - pt.log(pt.maximum(b + x - 1, 1e-300)) - (r + x) * pt.log(alpha + recency)
+        loglik = a1 + a2 + pt.switch(x > 0, pt.logaddexp(a3, a4), a3)
+        pm.Potential("bg_nbd_loglik", loglik.sum())
+    return model
+
+
 MODELS = {
     f.__name__: f
     for f in (
         linear_regression, robust_regression, logistic_regression, poisson_regression, negative_binomial,
         hierarchical, eight_schools, mixture, dirichlet_categorical, ordered_logistic, time_series,
-        zero_inflated, potential_lognormal, scan_custom_dist, kalman_local_trend,
+        zero_inflated, potential_lognormal, scan_custom_dist, kalman_local_trend, censored_regression, bg_nbd,
     )
 }
 

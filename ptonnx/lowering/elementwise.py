@@ -61,6 +61,8 @@ def _may_be_negative_zero(value) -> bool:
     node = value.producer
     if node is None:
         return True
+    if get_schema(node.op).has("layout"):  # a transpose (the layout pass's) moves the values it has
+        return _may_be_negative_zero(node.inputs[0])
     if get_schema(node.op).has("never_negative_zero"):
         return False
     if node.op == "Mul" and node.inputs[0] is node.inputs[1]:

@@ -9,7 +9,19 @@ from ptonnx.lowering.registry import emits
 
 @emits("Transpose")
 def emit_transpose(ctx, node, inputs):
-    return ctx.emit("Transpose", inputs, perm=list(node.attrs["perm"]))
+    """A transpose that moves only size-1 axes moves no data: a Squeeze and an Unsqueeze
+    (onnxruntime's transpose optimiser leaves those where they are; it would push a
+    Transpose back through the elementwise ops the layout pass transposed)."""
+    perm, shape = node.attrs["perm"], node.inputs[0].shape
+    moved = [a for a in perm if shape[a] != 1]
+    if moved != sorted(moved):
+        return ctx.emit("Transpose", inputs, perm=list(perm))
+    unit_in = [a for a, d in enumerate(shape) if d == 1]
+    if not unit_in:
+        return inputs[:1]
+    squeezed = ctx.emit1("Squeeze", [inputs[0], ctx.const(np.asarray(unit_in, dtype=np.int64), "axes")])
+    unit_out = [i for i, a in enumerate(perm) if shape[a] == 1]
+    return ctx.emit("Unsqueeze", [squeezed, ctx.const(np.asarray(unit_out, dtype=np.int64), "axes")])
 
 
 @emits("Unsqueeze", "Squeeze")

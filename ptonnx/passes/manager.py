@@ -16,6 +16,7 @@ from ptonnx.passes.cse import CommonSubexpressionElimination
 from ptonnx.passes.dce import DeadCodeElimination
 from ptonnx.passes.fuse_conv_bn_silu import FuseConvBnSilu
 from ptonnx.passes.hoist_loop_invariants import HoistLoopInvariants
+from ptonnx.passes.layout import Layout
 from ptonnx.passes.range_facts import RangeFacts
 from ptonnx.passes.unify_dtypes import UnifyDtypes
 
@@ -28,9 +29,10 @@ PASSES: dict[str, type] = {
     "cse": CommonSubexpressionElimination,
     "range_facts": RangeFacts,
     "hoist_loop_invariants": HoistLoopInvariants,
+    "layout": Layout,
 }
 
-DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "range_facts", "cse", "hoist_loop_invariants", "dce")
+DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "range_facts", "layout", "cse", "hoist_loop_invariants", "dce")
 
 
 #: names that are stages or options, not passes: what to do instead

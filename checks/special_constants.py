@@ -40,6 +40,40 @@ def lgamma_about_two(terms: int = LGAMMA_TWO_TERMS) -> tuple[float, ...]:
         return (float(first),) + tuple(float((-1) ** k * (mpmath.zeta(k) - 1) / k) for k in range(2, terms + 1))
 
 
+
+#: lgamma, psi and trigamma move x below GAMMA_SHIFT up by GAMMA_SHIFT (ptonnx/decompositions/special/gamma.py),
+#: then use a fit of their asymptotic series' remainder on z >= GAMMA_SHIFT in w = 1/z**2, of this many terms
+GAMMA_SHIFT = 4
+ASYMPTOTIC_TERMS = {"lgamma": 8, "digamma": 8, "trigamma": 10}
+
+
+def _asymptotic_remainder(name: str, w):
+    """lgamma(z) = (z - 1/2)(log z - 1) + log sqrt(2 pi) - 1/2 + R(w) / z; psi(z) = log z - 1/(2z) - w R(w);
+    psi'(z) = 1/z + 1/(2 z**2) + R(w) / z**3: R(w), with R(0) = 1/12, 1/12, 1/6."""
+    if w == 0:
+        return mpmath.mpf(1) / {"lgamma": 12, "digamma": 12, "trigamma": 6}[name]
+    z = 1 / mpmath.sqrt(w)
+    if name == "lgamma":
+        return (mpmath.loggamma(z) - (z - mpmath.mpf(1) / 2) * mpmath.log(z) + z - mpmath.log(2 * mpmath.pi) / 2) * z
+    if name == "digamma":
+        return (mpmath.log(z) - 1 / (2 * z) - mpmath.digamma(z)) / w
+    return (mpmath.psi(1, z) - 1 / z - 1 / (2 * z * z)) * z**3
+
+
+def asymptotic_fit(name: str, terms: int | None = None, shift: int = GAMMA_SHIFT, nodes: int = 80) -> tuple[float, ...]:
+    """R(w) of `_asymptotic_remainder` on 0 <= w <= 1/shift**2 as a polynomial (highest power first):
+    least squares at Chebyshev nodes, near minimax (|error| 6e-17 for lgamma, 2e-16 for psi, 3e-17 relative
+    for trigamma, at z = 4)."""
+    terms = terms or ASYMPTOTIC_TERMS[name]
+    with mpmath.workprec(200):
+        top = mpmath.mpf(1) / shift**2
+        ws = [top * (1 + mpmath.cos(mpmath.pi * (2 * i + 1) / (2 * nodes))) / 2 for i in range(nodes)]
+        a = mpmath.matrix([[w**j for j in range(terms)] for w in ws])
+        b = mpmath.matrix([_asymptotic_remainder(name, w) for w in ws])
+        c = mpmath.qr_solve(a, b)[0]
+        return tuple(float(c[j]) for j in reversed(range(terms)))
+
+
 # -- erfinv / erfcinv: float-grade starting values, fitted here (Chebyshev least squares) -----------
 #: erfinv(a) = a P(a**2) for 0 <= a <= 1/2 (P of degree 8 in t = 8 a**2 - 1)
 ERFINV_SMALL = (0.0, 0.25, 8)
@@ -132,3 +166,5 @@ if __name__ == "__main__":
     for c in digamma_root_taylor():
         print(f"    {c!r},")
     print(")")
+    for name in ASYMPTOTIC_TERMS:
+        print(f"{name.upper()}_ASYMPTOTIC =", asymptotic_fit(name))

@@ -1,5 +1,7 @@
-"""A number is defined once: a special function of a constant, folded at compile time,
-is the number the model computes for the same value given at run time.
+"""A number is defined once: every foldable elementwise op of a constant, folded at compile
+time, is the number the model computes for the same value given at run time (the special
+functions and the decomposed elementary ones; the ops onnxruntime's kernels compute; the
+exact ones: comparisons, logic, selection, casts; integer arithmetic at its limits).
 
 Decompositions run before constant folding (`passes/decompose.py`), so folding
 evaluates the formula the model runs, op by op in NumPy. NumPy's and onnxruntime's
@@ -84,3 +86,103 @@ def test_folded_is_what_runs(op):
             tolerance = 2 * b.ulp * np.spacing(np.abs(ran)) + 2 * b.atol
             far = ~special & (np.abs(got - ran) > tolerance)
         assert not far.any(), f"{op} at {level}: {[(*(a[i] for a in arrays), got[i], ran[i]) for i in np.flatnonzero(far)[:5]]}"
+
+
+#: the ops onnxruntime computes with its own kernels (or a few exact ONNX ops): folded by
+#: NumPy, run by onnxruntime; IR op -> (PyTensor function, operand grids)
+SIGNED = np.array([-np.inf, -1e300, -7.25, -2.5, -1.0, -0.5, -5e-324, -0.0, 0.0, 5e-324, 0.5, 1.0, 2.5, 3.0, 1e300, np.inf, np.nan])
+ANGLES = np.array([-1e22, -1e10, -7.0, -np.pi, -1.0, -1e-300, -0.0, 0.0, 5e-324, 1e-8, 0.5, 1.5707963267948966, 3.0, 1e10, 1e22, np.inf, np.nan])
+KERNELS = {
+    "Add": (pt.add, [SIGNED, SIGNED]), "Sub": (pt.sub, [SIGNED, SIGNED]), "Mul": (pt.mul, [SIGNED, SIGNED]),
+    "Div": (pt.true_div, [SIGNED, SIGNED]), "Pow": (pt.pow, [SIGNED, SIGNED]), "Max": (pt.maximum, [SIGNED, SIGNED]),
+    "Min": (pt.minimum, [SIGNED, SIGNED]), "IntDiv": (pt.floor_div, [SIGNED, SIGNED]), "Mod": (pt.mod, [SIGNED, SIGNED]),
+    "Neg": (pt.neg, [HARD]), "Abs": (pt.abs, [HARD]), "Sign": (pt.sign, [HARD]), "Reciprocal": (pt.reciprocal, [HARD]),
+    "Exp": (pt.exp, [HARD]), "Log": (pt.log, [HARD]), "Sqrt": (pt.sqrt, [HARD]), "Sin": (pt.sin, [ANGLES]),
+    "Cos": (pt.cos, [ANGLES]), "Tan": (pt.tan, [ANGLES]), "Tanh": (pt.tanh, [HARD]), "Sigmoid": (pt.sigmoid, [HARD]),
+    "Floor": (pt.floor, [HARD]), "Ceil": (pt.ceil, [HARD]), "Round": (pt.round, [HARD + 0.5]), "Trunc": (pt.trunc, [HARD]),
+    "RoundHalfAwayFromZero": (pt.round_half_away_from_zero, [HARD + 0.5]),
+}
+#: integer ops: folded and run-time results are identical (int64 limits, zero divisors and all)
+INT_LIMITS = np.array([np.iinfo(np.int64).min, -(2**40), -7, -1, 0, 1, 3, 7, 2**40, np.iinfo(np.int64).max], dtype=np.int64)
+INTEGER_KERNELS = {"IntDiv": pt.floor_div, "Mod": pt.mod, "Add": pt.add, "Mul": pt.mul, "Sub": pt.sub}
+
+
+def test_every_float_elementwise_op_is_checked():
+    """Every float elementwise op of the IR is checked here: decomposed or a kernel's."""
+    from ptonnx.ir.registry import _REGISTRY
+    from ptonnx.ir.types import FLOAT_DTYPES
+
+    not_arithmetic = {"Identity", "Cast", "Where", "IsNaN", "IsInf", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                      "Equal", "NotEqual", "And", "Or", "Xor", "Not"}
+    float_ops = {name for name, s in _REGISTRY.items() if s.family in ("elementwise", "special")
+                 and any(d in FLOAT_DTYPES for ds in s.constraints.values() for d in ds)} - not_arithmetic
+    assert float_ops == set(FUNCTIONS) | set(KERNELS), float_ops ^ (set(FUNCTIONS) | set(KERNELS))
+
+
+def _folded_and_run(fn, arrays, variables):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        at_run_time = ptonnx.compile_function(variables, [fn(*variables)])
+        anchor = pt.dvector("anchor")
+        folded = ptonnx.compile_function([anchor], [fn(*(pt.constant(a) for a in arrays)), anchor])
+    assert len(folded.ir) == 0, folded.ir.op_counts()
+    (ran,) = run_at_every_level(at_run_time, *arrays)["ORT_ENABLE_ALL"]
+    return ran, {level: got for level, (got, _) in run_at_every_level(folded, np.zeros(1)).items()}
+
+
+@pytest.mark.parametrize("op", sorted(KERNELS))
+def test_a_folded_kernel_op_is_what_onnxruntime_computes(op):
+    """NumPy folds what onnxruntime's kernel runs: identical on special values (NaN, ±inf,
+    ±0 with its sign), within twice the op's stated bound elsewhere."""
+    fn, grids = KERNELS[op]
+    arrays = _operands(grids)
+    ran, folded = _folded_and_run(fn, arrays, [pt.dvector(f"x{i}") for i in range(len(arrays))])
+    b = bound(op, "float64")
+    for level, got in folded.items():
+        special = ~np.isfinite(ran) | (ran == 0) | ~np.isfinite(got) | (got == 0)
+        same = (got == ran) & (np.signbit(got) == np.signbit(ran)) | np.isnan(got) & np.isnan(ran)
+        bad = special & ~same
+        assert not bad.any(), f"{op} at {level}: {[(*(a[i] for a in arrays), got[i], ran[i]) for i in np.flatnonzero(bad)[:5]]}"
+        with np.errstate(all="ignore"):
+            far = ~special & (np.abs(got - ran) > 2 * b.ulp * np.spacing(np.abs(ran)) + 2 * b.atol)
+        assert not far.any(), f"{op} at {level}: {[(*(a[i] for a in arrays), got[i], ran[i]) for i in np.flatnonzero(far)[:5]]}"
+
+
+@pytest.mark.parametrize("op", sorted(INTEGER_KERNELS))
+def test_a_folded_integer_op_is_exactly_what_runs(op):
+    """Integer limits, zero divisors, wrap-around: folded and run, the same integers."""
+    fn = INTEGER_KERNELS[op]
+    arrays = _operands([INT_LIMITS, INT_LIMITS])
+    ran, folded = _folded_and_run(fn, arrays, [pt.lvector(f"x{i}") for i in range(2)])
+    for level, got in folded.items():
+        assert got.dtype == ran.dtype and np.array_equal(got, ran), f"{op} at {level}: {np.flatnonzero(got != ran)[:5]}"
+
+
+#: the exact elementwise ops: comparisons, logic, tests, selection, casts (folded = run, bit for bit)
+EXACT = {
+    "Less": pt.lt, "Greater": pt.gt, "LessOrEqual": pt.le, "GreaterOrEqual": pt.ge, "Equal": pt.eq, "NotEqual": pt.neq,
+    "And": lambda a, b: pt.and_(a > 0, b > 0), "Or": lambda a, b: pt.or_(a > 0, b > 0), "Xor": lambda a, b: pt.xor(a > 0, b > 0),
+    "Not": lambda a, b: pt.invert(a > b), "IsNaN": lambda a, b: pt.isnan(a), "IsInf": lambda a, b: pt.isinf(b),
+    "Where": lambda a, b: pt.switch(a < b, a, b), "Cast": lambda a, b: [pt.cast(a, "float32"), pt.cast(b, "int8")],
+    "Identity": lambda a, b: pt.tensor_copy(a),
+}
+
+
+@pytest.mark.parametrize("op", sorted(EXACT))
+def test_a_folded_exact_op_is_what_runs(op):
+    arrays = _operands([SIGNED, SIGNED])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        variables = [pt.dvector("a"), pt.dvector("b")]
+        outs = EXACT[op](*variables)
+        outs = outs if isinstance(outs, list) else [outs]
+        at_run_time = ptonnx.compile_function(variables, outs)
+        anchor = pt.dvector("anchor")
+        folded_outs = EXACT[op](*(pt.constant(a) for a in arrays))
+        folded = ptonnx.compile_function([anchor], [*(folded_outs if isinstance(folded_outs, list) else [folded_outs]), anchor])
+    assert len(folded.ir) == 0, folded.ir.op_counts()
+    ran = run_at_every_level(at_run_time, *arrays)["ORT_ENABLE_ALL"]
+    for level, (*got, _) in run_at_every_level(folded, np.zeros(1)).items():
+        for g, r in zip(got, ran, strict=True):
+            assert g.dtype == r.dtype and g.tobytes() == r.tobytes() or (np.array_equal(g, r, equal_nan=True) and r.dtype.kind == "f"
+                                                                          and (np.signbit(g) == np.signbit(r))[~np.isnan(r)].all()), f"{op} at {level}"

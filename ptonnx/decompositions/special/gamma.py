@@ -1,19 +1,18 @@
 """GammaLn, Gamma, Psi (digamma) and TriGamma, in float64, with SciPy's special values.
 
-- log|Gamma(x)|, x > 0 (Cephes lgam, vectorised): from 13 on Stirling's series;
-  below, x is moved into [2, 3) by the recurrence (at most 10 steps down, as one
-  product of exact factors x - k, or 1-2 steps up, as -log(x) - log1p(x) terms
-  below 1/2), where lgamma(2 + t) = t B(t)/C(t); on [1/2, 2), where the steps up
-  would cancel near the zeros 1 and 2 (x + 1 rounds), the Taylor series of
-  lgamma(2 + t) (30 terms) in the exact t = x - 2, or t = x - 1 and
-  lgamma(1 + t) = lgamma(2 + t) - log1p(t).
-- Gamma(x), x > 0: the same reduction, with Gamma on [2, 3) = exp(lgamma) (lgamma
-  is below 0.7 there, so exp keeps full accuracy); from 13 on Stirling with
-  Pow: x**(x - 1/2) e**-x, split in two halves above 143 so nothing overflows early.
-- psi(x), x > 0: shifted up to 10 (psi(x) = psi(x + n) - sum 1/(x + k)), then the
-  asymptotic series (7 Bernoulli terms); within 1/4 of its positive zero x0 the
-  Taylor series about x0 (the shift would cancel there).
-- trigamma(x), x > 0: shifted up to 10 (every term positive), asymptotic series.
+- lgamma, psi and trigamma of x > 0, branch-free (every branch runs on every element
+  in onnxruntime, so few nodes is what makes them fast): below 4, x is shifted by 4
+  at once, lgamma(x) = lgamma(x + 4) - log(x (x+1) (x+2) (x+3)), psi(x) = psi(x + 4)
+  - sum 1/(x + k), trigamma(x) = trigamma(x + 4) + sum 1/(x + k)**2, with a fitted
+  asymptotic series at z = x + 4 (or x) >= 4; the product is q (q + 2), q = x (x + 3).
+  lgamma is then absolutely accurate (to 4e-15) below 8; within ZERO_WINDOW of its
+  zeros 1 and 2 the Taylor series of lgamma(2 + t) in the exact t = x - 2, or t = x - 1
+  and lgamma(1 + t) = lgamma(2 + t) - log(x), keeps it relative; likewise psi's Taylor
+  series within ROOT_WINDOW of its zero x0 (the shift cancels near zeros).
+- Gamma(x), x > 0 (Cephes, vectorised: Gamma is relative, 32 ulp): from 13 on Stirling
+  with Pow: x**(x - 1/2) e**-x, split in two halves above 143 so nothing overflows early;
+  below, moved into [2, 3) by the recurrence (at most 10 steps down, as one product of
+  exact factors x - k, or 1-2 up), where Gamma = exp(lgamma(2 + t)), lgamma = t B(t)/C(t).
 - x < 0: the reflection formulas (through Gamma(-x), lgamma(-x): -x is exact), with sin(pi x) from the exactly reduced
   r = x - round(x) (no pi * x rounding at large |x|).
 
@@ -31,7 +30,6 @@ from ptonnx.decompositions.expr import (
     floor,
     fmod,
     log,
-    log1p,
     polyval,
     polyval1,
     sin_reduced,
@@ -50,7 +48,7 @@ LGAM_C = (-3.51815701436523470549e2, -1.70642106651881159223e4, -2.2052859055385
 LOG_SQRT_2PI = 0.91893853320467274178
 LOG_PI = 1.14472988584940017414
 SQRT_2PI = 2.50662827463100050242
-#: from here Stirling's series; below it the recurrence (at most 10 steps)
+#: Gamma: from here Stirling's series (LGAM_A); below it the recurrence (at most 10 steps)
 STIRLING_FROM = 13.0
 #: above this x**(x - 1/2) overflows before e**-x brings it back
 POW_SPLIT_ABOVE = 143.0
@@ -60,21 +58,29 @@ TINY = 2.0**-54
 EULER = 0.57721566490153286061
 #: Gamma overflows above this
 MAX_GAMMA = 171.624376956302725
-#: psi and trigamma are shifted up to here before their asymptotic series
-SHIFT_TO = 10.0
+#: lgamma, psi and trigamma of x below this are computed at x + SHIFT (checks/special_constants.GAMMA_SHIFT)
+SHIFT = 4.0
+#: the remainders R(w), w = 1/z**2, of their asymptotic series on z >= SHIFT, highest power first, fitted
+#: (checks/special_constants.asymptotic_fit: 6e-17 absolute for lgamma, 2e-16 psi, 3e-17 relative trigamma):
+#: lgamma(z) = (z - 1/2)(log z - 1) + log sqrt(2 pi) - 1/2 + R(w) / z
+LGAMMA_ASYMPTOTIC = (-0.00931334808113529, 0.00490682204421289, -0.0018493812825542046, 0.0008399241063903852,
+                     -0.0005952106416391851, 0.0007936505874366478, -0.002777777777181388, 0.08333333333333305)
+#: psi(z) = log z - 1/(2z) - w R(w)
+DIGAMMA_ASYMPTOTIC = (-0.12255846973412977, 0.060306768304803596, -0.020066984245334686, 0.007548527509749344,
+                      -0.004166259928592623, 0.003968250925656223, -0.008333333324559695, 0.08333333333332915)
+#: trigamma(z) = 1/z + 1/(2 z**2) + R(w) / z**3
+TRIGAMMA_ASYMPTOTIC = (-46.54901142480885, 21.397051255347286, -5.323415396325552, 1.1017431437952983,
+                       -0.2515302496045941, 0.07573313909749425, -0.03333311165493268, 0.02380952277325337,
+                       -0.033333333331435816, 0.1666666666666661)
 #: psi's positive zero as hi + lo, and its Taylor coefficients there (checks/special_constants.py)
 DIGAMMA_ROOT = (1.4616321449683622, 9.549995429965697e-17)
 DIGAMMA_ROOT_TAYLOR = (
     0.9676722454476212, -0.4427631689835921, 0.258499760955651, -0.16394270544240652, 0.10782405069126237,
-    -0.07219956125645471, 0.04880428816414311, -0.03316112647484736, 0.022597648232218104, -0.01542476590494896,
-    0.010538791616612175, -0.007204534386356869, 0.004926781395729853, -0.003369801655439328, 0.002305126326734928,
-    -0.0015769367714301972, 0.0010788252019162967, -0.0007380709389960052, 0.000504953265834602,
-    -0.0003454680251063077, 0.00023635601564027053, -0.00016170622091974803, 0.0001106337276874741,
-    -7.569179582195066e-05, 5.178575795222081e-05, -3.5430070947659604e-05,
+    -0.07219956125645471,
 )
-#: lgamma(2 + t) = sum c[k-1] t**k, c[0] = 1 - Euler's gamma (checks/special_constants.py), used on
-#: [1/2, 2) about the zeros 1 and 2, where Cephes' shifts lgamma(x + 1) - log(x) and
-#: lgamma(x + 2) - log(x (x + 1)) cancel (x + 1 rounds: gammaln(2 - 1e-10) was 8e-7 off, gammaln(1 - 2**-53) 2.5x)
+#: lgamma(2 + t) = sum c[k-1] t**k, c[0] = 1 - Euler's gamma (checks/special_constants.py): about lgamma's
+#: zeros 1 and 2 (ZERO_TERMS of them), where the shift cancels (gammaln(2 - 1e-10) would be 1e-5 off), and
+#: for the incomplete gamma functions' lgamma(1 + a), a <= 1/2 (all)
 LGAMMA_ABOUT_TWO = (
     0.42278433509846713, 0.3224670334241132, -0.0673523010531981, 0.020580808427784546, -0.007385551028673986,
     0.0028905103307415234, -0.001192753911703261, 0.0005096695247430425, -0.00022315475845357939,
@@ -85,15 +91,13 @@ LGAMMA_ABOUT_TWO = (
     5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10, -6.4229645638381e-11,
     3.1044247747322276e-11,
 )
-#: on [SERIES_FROM, 2) lgamma uses LGAMMA_ABOUT_TWO: about 1 below ABOUT_TWO_FROM, about 2 above
-SERIES_FROM = 0.5
-ABOUT_TWO_FROM = 1.5
-#: |x - x0| below which psi uses the Taylor series about its zero
-ROOT_WINDOW = 0.3
-#: psi(y) ~ log y - 1/(2y) - sum B_2k / (2k y**2k), coefficients of 1/y**2 from the highest power
-DIGAMMA_ASYMPTOTIC = (1 / 12, -691 / 32760, 1 / 132, -1 / 240, 1 / 252, -1 / 120, 1 / 12)
-#: trigamma(y) ~ 1/y + 1/(2y**2) + sum B_2k / y**(2k+1), coefficients of 1/y**2 from the highest power
-TRIGAMMA_ASYMPTOTIC = (7 / 6, -691 / 2730, 5 / 66, -1 / 30, 1 / 42, -1 / 30, 1 / 6)
+#: |x - 1|, |x - 2| below which lgamma is the series of ZERO_TERMS terms (the next is below 2e-16 relative);
+#: beyond, the shift is within 4e-15 absolutely (the bound's 1e-14 floor)
+ZERO_WINDOW = 0.007
+ZERO_TERMS = 6
+#: |x - x0| below which psi is its Taylor series about its zero (the next term is below 8e-16 relative);
+#: beyond, the shift is within 1e-15 absolutely (the bound's floor: 4e-15)
+ROOT_WINDOW = 0.005
 
 
 def reduced_fraction(x: Ex) -> tuple[Ex, Ex]:
@@ -132,19 +136,31 @@ def _stirling_series(x: Ex) -> Ex:
     return polyval(1.0 / (x * x), LGAM_A) / x
 
 
+def _shifted(x: Ex) -> tuple[Ex, Ex, Ex]:
+    """(small, z, 1/z): small = x < SHIFT, z = x + SHIFT there, else x (z >= SHIFT)."""
+    small = x < SHIFT
+    z = where(small, x + SHIFT, x)
+    return small, z, 1.0 / z
+
+
+def _rising(x: Ex) -> tuple[Ex, Ex, Ex, Ex]:
+    """(x + 3, q, q + 2, q (q + 2)) with q = x (x + 3): q (q + 2) = x (x+1) (x+2) (x+3), exact for subnormal x."""
+    x3 = x + 3.0
+    q = x * x3
+    q2 = q + 2.0
+    return x3, q, q2, q * q2
+
+
 def lgamma_positive(x: Ex) -> Ex:
-    """log Gamma(x) for x >= 0 (inf at 0 and +inf)."""
-    stirling = (x - 0.5) * log(x) - x + LOG_SQRT_2PI + _stirling_series(x)
-    u_down, z = _down_product(x)
-    down = log(z) + _lgamma_2_3(u_down)
-    below_one = x < 1.0
-    up = _lgamma_2_3(x + where(below_one, 2.0, 1.0, like=x)) - (log(x) + where(below_one, log1p(x), 0.0))
-    near_one = x < ABOUT_TWO_FROM
-    t = x - where(near_one, 1.0, 2.0, like=x)  # exact on [1/2, 2)
-    about_two = t * polyval(t, LGAMMA_ABOUT_TWO[::-1])  # lgamma(2 + t)
-    series = where(near_one, about_two - log1p(t), about_two)  # lgamma(1 + t) = lgamma(2 + t) - log1p(t)
-    result = where(x >= STIRLING_FROM, stirling, where(x >= 2.0, down, where(x >= SERIES_FROM, series, up)))
-    return where(x.eq(math.inf), math.inf, result)
+    """log Gamma(x) for x >= 0 (inf at 0 and +inf; no inf - inf: (z - 1/2)(log z - 1))."""
+    small, z, r = _shifted(x)
+    stirling = (z - 0.5) * (log(z) - 1.0) + (LOG_SQRT_2PI - 0.5) + polyval(r * r, LGAMMA_ASYMPTOTIC) * r
+    shifted = stirling - where(small, log(_rising(x)[3]), 0.0)  # log 0 = -inf: inf at 0
+    below = x < 1.5
+    t = x - where(below, 1.0, 2.0, like=x)  # exact on [1/2, 4)
+    about_two = t * polyval(t, LGAMMA_ABOUT_TWO[ZERO_TERMS - 1::-1])  # lgamma(2 + t)
+    series = about_two - where(below, log(x), 0.0)  # log x is relatively accurate near 1 (x = 1 + t exactly)
+    return where(abs(t) < ZERO_WINDOW, series, shifted)
 
 
 def lgamma(x: Ex) -> Ex:
@@ -153,8 +169,8 @@ def lgamma(x: Ex) -> Ex:
     _, r = reduced_fraction(x)
     s = abs(sin_pi(r))
     reflected = where(s.eq(0.0), math.inf, (LOG_PI - log(s * abs(x))) - positive)  # poles; |x| >= 2**52 too
+    reflected = where(x > -TINY, -log(abs(x)), reflected)  # pi x is inexact for subnormal x (x >= 0: exact anyway)
     result = where(negative, reflected, positive)
-    result = where(abs(x) < TINY, -log(abs(x)), result)  # pi x is inexact for subnormal x; inf at ±0
     return where(x.eq(-math.inf), -math.inf, result)  # SciPy's gammaln(-inf)
 
 
@@ -193,24 +209,15 @@ def gamma(x: Ex) -> Ex:
     return where(pole | x.eq(-math.inf), math.nan, result)
 
 
-def _shift_up(x: Ex, term) -> tuple[Ex, Ex]:
-    """(y, sum): y = x + n >= 10 (n <= 10 steps, for x > 0) and the sum of term(x + k), k < n."""
-    total = x.const(0.0)
-    y = x
-    for _ in range(int(SHIFT_TO)):
-        below = y < SHIFT_TO
-        total = total + where(below, term(y), 0.0)
-        y = where(below, y + 1.0, y)
-    return y, total
-
-
 def digamma_positive(x: Ex) -> Ex:
-    y, total = _shift_up(x, lambda v: 1.0 / v)
-    w = 1.0 / (y * y)
-    asymptotic = log(y) - 0.5 / y - w * polyval(w, DIGAMMA_ASYMPTOTIC)
+    """psi(x) for x >= 0, and for -0.0: +inf (the sum is 6 / -0.0)."""
+    small, z, r = _shifted(x)
+    asymptotic = log(z) - r * (0.5 + r * polyval(r * r, DIGAMMA_ASYMPTOTIC))
+    x3, q, q2, product = _rising(x)
+    total = (x + x3) * (q + q2) / product  # 1/x + 1/(x+3) + 1/(x+1) + 1/(x+2) = (2x + 3)(1/q + 1/(q + 2))
     t = (x - DIGAMMA_ROOT[0]) - DIGAMMA_ROOT[1]
     taylor = t * polyval(t, DIGAMMA_ROOT_TAYLOR[::-1])
-    return where(abs(t) < ROOT_WINDOW, taylor, asymptotic - total)
+    return where(abs(t) < ROOT_WINDOW, taylor, asymptotic - where(small, total, 0.0))
 
 
 def digamma(x: Ex) -> Ex:
@@ -219,8 +226,8 @@ def digamma(x: Ex) -> Ex:
     _, r = reduced_fraction(x)
     cos_pi_r = sin_pi(0.5 - abs(r))  # exact argument: cos(pi r) without pi/2's rounding
     reflected = positive - math.pi * cos_pi_r / sin_pi(r)
+    reflected = where(x > -TINY, -1.0 / x - EULER, reflected)  # x >= 0 needs none: -inf at 0, +inf at -0.0
     result = where(negative, reflected, positive)
-    result = where(abs(x) < TINY, -1.0 / x - EULER, result)  # ∓inf at ±0, as SciPy
     pole = negative & r.eq(0.0)  # negative integers and -inf: NaN, as SciPy
     return where(pole | x.eq(-math.inf), math.nan, result)
 
@@ -228,10 +235,10 @@ def digamma(x: Ex) -> Ex:
 def trigamma(x: Ex) -> Ex:
     negative = x < 0.0
     z = where(negative, 1.0 - x, x)
-    y, total = _shift_up(z, lambda v: 1.0 / (v * v))
-    w = 1.0 / (y * y)
-    asymptotic = (1.0 + (0.5 + polyval(w, TRIGAMMA_ASYMPTOTIC) / y) / y) / y  # 0 at +inf
-    positive = asymptotic + total
+    small, y, r = _shifted(z)
+    asymptotic = (1.0 + (0.5 + polyval(r * r, TRIGAMMA_ASYMPTOTIC) * r) * r) * r  # 0 at +inf
+    total = sum((1.0 / ((z + float(k)) * (z + float(k))) for k in range(1, int(SHIFT))), 1.0 / (z * z))
+    positive = asymptotic + where(small, total, 0.0)  # every term positive
     _, r = reduced_fraction(x)
     s = sin_pi(r)
     reflected = math.pi**2 / (s * s) - positive  # inf at the poles

@@ -17,15 +17,17 @@ PYTEST := -m pytest -q -p no:cacheprovider -n 2 --dist worksteal
 INSTALL = $(1)/bin/python -m pip install --quiet uv && $(1)/bin/uv pip install --quiet --python $(1)/bin/python -e "$(2)" \
 	|| $(1)/bin/python -m pip install --quiet -e "$(2)"
 
+# the IREE runtime's tests run in both environments (ptonnx[iree])
+DEFAULT_EXTRAS := .[test,iree]
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(call INSTALL,$(VENV),.[test])
+	$(call INSTALL,$(VENV),$(DEFAULT_EXTRAS))
 	touch $@
 
 # One resolution for ptonnx, its test extra and pymc: pymc pins pytensor <2.39, so pip
 # picks pytensor 2.38 and nothing later upgrades it.
 #: (a variable: a comma in $(call ...)'s arguments would split them)
-PYMC_EXTRAS := .[test,pymc]
+PYMC_EXTRAS := .[test,pymc,iree]
 $(PYMC_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(PYMC_VENV)
 	$(call INSTALL,$(PYMC_VENV),$(PYMC_EXTRAS))

@@ -115,14 +115,24 @@ def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:
     args = [np.asarray(point[v.name], dtype=v.dtype) for v in model.value_vars]
     calls = {key: (lambda f=f: f(*args)) for key, f in fns.items()}
     calls["ORT"] = lambda: cm(*args)
+    if "IREE" in backends:
+        import ptonnx.pymc
+        from ptonnx.iree_runtime import IreeCompileError
+
+        try:
+            iree, compile_s["IREE"] = _timed(lambda: ptonnx.pymc.compile_logp(model, runtime="iree"))
+            calls["IREE"] = lambda: iree(*args)
+        except IreeCompileError as exc:
+            row["iree_refused"] = str(exc).splitlines()[1].strip()[:200]
     row["onnx_nodes"] = len(cm.model.graph.node)
     from pytensor.compile.mode import Mode
 
     expected = [np.asarray(a) for a in _pytensor_function(model, Mode(linker="py", optimizer="fast_run"))(*args)]
     row["max_rel_error"] = {key: _max_rel_error([np.asarray(a) for a in call()], expected) for key, call in calls.items()}
     row["mismatch"] = {}
-    if not row["max_rel_error"]["ORT"] <= RTOL:
-        row["mismatch"]["ORT"] = f"max relative error {row['max_rel_error']['ORT']:.2g} against PyTensor's Python evaluation"
+    for key in ("ORT", "IREE"):
+        if key in row["max_rel_error"] and not row["max_rel_error"][key] <= RTOL:
+            row["mismatch"][key] = f"max relative error {row['max_rel_error'][key]:.2g} against PyTensor's Python evaluation"
     timed = {key: call for key, call in calls.items() if key not in row["mismatch"]}
     per_round = {key: _calls_per_round(call) for key, call in timed.items()}
     samples = {key: [] for key in timed}
@@ -177,49 +187,56 @@ def profile(name: str, n: int, runs: int = 50) -> dict:
     return {op: {"share": t / total, "nodes": count[op] // runs} for op, t in kernel.most_common()}
 
 
-def _ratio(row, key):
+def _ratio(row, key, of="ORT"):
     call = row["call_us"]
-    return call["ORT"] / call[key] if "ORT" in call and key in call else float("nan")
+    return call[of] / call[key] if of in call and key in call else float("nan")
+
+
+def _geomean(values) -> float:
+    values = [v for v in values if np.isfinite(v)]
+    return float(np.exp(np.mean(np.log(values)))) if values else float("nan")
 
 
 def markdown(rows: list[dict], meta: dict) -> str:
-    numba = "NUMBA" in meta["backends"]
+    """One row per model and size: call times, the ratios to PyTensor's C backend, compile times."""
+    backends = meta["backends"]
+    timed = [b for b in ("C", "NUMBA", "ORT", "IREE") if b in backends]
+    label = {"C": "PyTensor C", "NUMBA": "Numba", "ORT": "onnxruntime", "IREE": "IREE"}
+    ratios = [("ORT", "C")] + ([("ORT", "NUMBA")] if "NUMBA" in backends else []) + ([("IREE", "C")] if "IREE" in backends else [])
+    header = (["model", "n", "free", "ONNX nodes"] + [f"{label[b]} µs" for b in timed] + [f"{a}/{b}" for a, b in ratios]
+              + [f"compile {label[b]} s" for b in timed])
     lines = [
         f"PyMC models, logp + gradient per call (ptonnx {meta['commit']}; pymc {meta['pymc']}, pytensor "
-        f"{meta['pytensor']}, onnxruntime {meta['onnxruntime']} on 1 thread; median of {meta['rounds']} rounds; "
-        "ratio = onnxruntime time / PyTensor time, below 1 is faster).",
+        f"{meta['pytensor']}, onnxruntime {meta['onnxruntime']} on 1 thread, IREE {meta.get('iree', '-')} local-sync; "
+        f"median of {meta['rounds']} rounds; ratio = ptonnx time / PyTensor time, below 1 is faster; "
+        "`ptonnx+ORT`, `IREE` compile times include ptonnx's compile).",
         "",
-        "| model | n | free | ONNX nodes | PyTensor C µs | " + ("Numba µs | " if numba else "")
-        + "onnxruntime µs | ORT/C | " + ("ORT/Numba | " if numba else "")
-        + "compile C s | " + ("compile Numba s | " if numba else "") + "compile ptonnx+ORT s |",
-        "|---|---:|---:|---:|---:|" + ("---:|" if numba else "") + "---:|---:|" + ("---:|" if numba else "")
-        + "---:|" + ("---:|" if numba else "") + "---:|",
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
     ]
     for r in rows:
         c, cs = r["call_us"], r["compile_s"]
-        cells = [r["model"], f"{r['n']:,}", str(r["free"]), str(r["onnx_nodes"]), f"{c.get('C', float('nan')):.1f}"]
-        if numba:
-            cells.append(f"{c.get('NUMBA', float('nan')):.1f}")
-        cells += [f"{c.get('ORT', float('nan')):.1f}", f"{_ratio(r, 'C'):.2f}"]
-        if numba:
-            cells.append(f"{_ratio(r, 'NUMBA'):.2f}")
-        cells.append(f"{cs['C']:.2f}")
-        if numba:
-            cells.append(f"{cs['NUMBA']:.2f}")
-        cells.append(f"{cs['ORT']:.2f}")
+        cells = [r["model"], f"{r['n']:,}", str(r["free"]), str(r["onnx_nodes"])]
+        cells += [f"{c[b]:.1f}" if b in c else "-" for b in timed]
+        cells += [f"{_ratio(r, b, a):.2f}" for a, b in ratios]
+        cells += [f"{cs[b]:.2f}" if b in cs else "-" for b in timed]
         lines.append("| " + " | ".join(cells) + " |")
     bad = [(r["model"], r["n"], k, v) for r in rows for k, v in r["mismatch"].items()]
     if bad:
         lines += ["", "Not timed (wrong numbers):"] + [f"- {m} n={n} {k}: {v}" for m, n, k, v in bad]
+    refused = sorted({(r["model"], r["iree_refused"]) for r in rows if "iree_refused" in r})
+    if refused:
+        lines += ["", "IREE could not compile:"] + [f"- {m}: {why}" for m, why in refused]
     lines += ["", "Largest relative error of logp and gradient against PyTensor's Python evaluation (SciPy), "
               "over all models and sizes: " + ", ".join(
-                  f"{k} {max(r['max_rel_error'][k] for r in rows):.1e} ({max(rows, key=lambda r: r['max_rel_error'][k])['model']})"
-                  for k in meta["backends"]) + "."]
+                  f"{k} {max(r['max_rel_error'][k] for r in rows if k in r['max_rel_error']):.1e}" for k in timed) + "."]
     for n in sorted({r["n"] for r in rows}):
-        ratios = [_ratio(r, "C") for r in rows if r["n"] == n and np.isfinite(_ratio(r, "C"))]
-        if ratios:
-            lines.append(f"\nn = {n:,}: geometric mean ORT/C {np.exp(np.mean(np.log(ratios))):.2f}, "
-                         f"onnxruntime faster for {sum(x <= 1 for x in ratios)} of {len(ratios)} models.")
+        at_n = [r for r in rows if r["n"] == n]
+        text = f"\nn = {n:,}: geometric mean ORT/C {_geomean(_ratio(r, 'C') for r in at_n):.2f} (largest " \
+               f"{max(_ratio(r, 'C') for r in at_n):.2f}), onnxruntime faster for {sum(_ratio(r, 'C') <= 1 for r in at_n)} of {len(at_n)} models"
+        if "IREE" in backends:
+            text += f"; IREE/C {_geomean(_ratio(r, 'C', 'IREE') for r in at_n):.2f} over the {sum(np.isfinite(_ratio(r, 'C', 'IREE')) for r in at_n)} models it compiles"
+        lines.append(text + ".")
     return "\n".join(lines) + "\n"
 
 
@@ -229,6 +246,7 @@ def main(argv=None) -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     parser.add_argument("--models", nargs="*", default=None)
     parser.add_argument("--no-numba", action="store_true", help="time only PyTensor's C backend")
+    parser.add_argument("--no-iree", action="store_true", help="leave out IREE (timed where ptonnx[iree] is installed)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "pymc_models"))
     parser.add_argument("--profile", action="store_true",
                         help="only profile onnxruntime's kernels per op type at the largest size (writes <out>_profile.md)")
@@ -253,7 +271,9 @@ def main(argv=None) -> None:
 
     from tests.pymc.models import MODELS
 
-    backends = ("C",) + (() if args.no_numba else ("NUMBA",)) + ("ORT",)
+    from ptonnx import iree_runtime
+
+    backends = ("C",) + (() if args.no_numba else ("NUMBA",)) + ("ORT",) + (("IREE",) if iree_runtime.available() and not args.no_iree else ())
     rows = []
     for n in args.sizes:
         for name in args.models or MODELS:
@@ -262,6 +282,10 @@ def main(argv=None) -> None:
             print(json.dumps(row), flush=True)
     meta = {"commit": git_commit(), "pymc": pymc.__version__, "pytensor": pytensor.__version__,
             "onnxruntime": onnxruntime.__version__, "rounds": args.rounds, "backends": backends}
+    if "IREE" in backends:
+        from importlib.metadata import version
+
+        meta["iree"] = version("iree-base-runtime")
     Path(args.out + ".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     table = markdown(rows, meta)
     Path(args.out + ".md").write_text(table)

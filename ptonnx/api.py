@@ -42,7 +42,7 @@ class CompiledModel:
     """
 
     def __init__(self, model: onnx.ModelProto, ir: Graph, report: Report, session_options=None, *,
-                 weights: dict | None = None, _copy: TempCopy | None = None):
+                 weights: dict | None = None, _copy: TempCopy | None = None, _iree=None):
         self.model = model
         self.ir = ir
         self.report = report
@@ -53,10 +53,18 @@ class CompiledModel:
         self._copy = _copy if _copy is not None else TempCopy(model, self.weights)
         self._plan = None
         self._checks = read_checks(model)
+        #: the model compiled by IREE (`ptonnx.iree_runtime.IreeModel`) when runtime="iree"
+        self._iree = _iree
+
+    @property
+    def runtime(self) -> str:
+        """What a call runs the model with: "onnxruntime" or "iree"."""
+        return "onnxruntime" if self._iree is None else "iree"
 
     def with_session_options(self, session_options) -> CompiledModel:
         """The same model, run in a session with other `onnxruntime.SessionOptions`."""
-        return CompiledModel(self.model, self.ir, self.report, session_options, weights=self.weights, _copy=self._copy)
+        return CompiledModel(self.model, self.ir, self.report, session_options, weights=self.weights, _copy=self._copy,
+                             _iree=self._iree)
 
     @property
     def input_names(self) -> list[str]:
@@ -95,9 +103,11 @@ class CompiledModel:
         return options
 
     def __call__(self, *arrays) -> list[np.ndarray]:
-        """Run in onnxruntime; returns one numpy array per output (new arrays each call)."""
+        """Run in onnxruntime (or IREE); returns one numpy array per output (new arrays each call)."""
         plan = self._plan if self._plan is not None else self._make_plan()
         feed = plan.feed(arrays)
+        if self._iree is not None:
+            return self._iree.run(list(feed.values()))
         return plan.run(self.session, feed)  # a model onnxruntime cannot load is not the inputs' fault
 
     def _make_plan(self) -> CallPlan:
@@ -116,7 +126,7 @@ class CompiledModel:
 
 
 def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False, check: bool = True, name: str = "ptonnx",
-            session_options=None, float64_via_float32: bool = False) -> CompiledModel:
+            session_options=None, float64_via_float32: bool = False, runtime: str = "onnxruntime") -> CompiledModel:
     """Lift `fgraph`, run `passes`, lower to ONNX opset 18.
 
     `fgraph` is a PyTensor FunctionGraph or a compiled `pytensor.function` (its
@@ -132,17 +142,42 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
     `float64_via_float32=True` opts in to computing the float64 ops onnxruntime has no
     kernel for (Conv, the average and global pools, Resize) in float32 between Casts;
     without it such a model is refused with a `LoweringError`.
+
+    `runtime="iree"` also compiles the model with IREE (`pip install ptonnx[iree]`,
+    `ptonnx.iree_runtime`), and the CompiledModel's calls run that; the model, its
+    file and `session` stay onnxruntime's. A model IREE cannot compile raises
+    `IreeCompileError` here.
     """
+    if runtime not in RUNTIMES:
+        raise SignatureError(f"runtime={runtime!r}: choose one of {', '.join(map(repr, RUNTIMES))}")
     fgraph = _as_function_graph(fgraph)
     # The IR is many small objects: a full garbage collection mid-compile walks the
     # user's whole PyTensor graph too, so the collector waits until compile is done.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _compile(fgraph, passes, verify_each, check, name, session_options, float64_via_float32)
+        cm = _compile(fgraph, passes, verify_each, check, name, session_options, float64_via_float32)
     finally:
         if gc_was_enabled:
             gc.enable()
+    if runtime == "iree":
+        cm = _with_iree(cm)
+    return cm
+
+
+#: what `compile(..., runtime=)` takes
+RUNTIMES = ("onnxruntime", "iree")
+
+
+def _with_iree(cm: CompiledModel) -> CompiledModel:
+    from ptonnx.iree_runtime import IreeCompileError, IreeModel
+
+    if cm.weights:
+        raise IreeCompileError("a model over 2 GiB (external weights) is not compiled for IREE: use runtime='onnxruntime'")
+    start = time.perf_counter()
+    cm._iree = IreeModel(cm.model, cm._checks)
+    cm.report.stages["iree"] = time.perf_counter() - start
+    return cm
 
 
 def _as_function_graph(graph):

@@ -33,8 +33,11 @@ def failed_check(exc: BaseException, checks: dict[str, dict[str, str]]) -> Check
     """The exception to raise for an onnxruntime error, when it comes from a check (also one
     in a Loop or If body: the error then names the Loop or If first, the check after)."""
     check = next((checks[name] for name in _NODE.findall(str(exc)) if name in checks), None)
-    if check is None:
-        return None
+    return None if check is None else check_exception(check)
+
+
+def check_exception(check: dict[str, str]) -> CheckFailedError:
+    """The exception a failed check raises (its metadata entry: message, exception class)."""
     return _error_class(check.get("exception", ""))(check["message"])
 
 

@@ -71,6 +71,10 @@ class LowerContext:
             self._names[value] = name
         return name
 
+    def names(self):
+        """(IR value, ONNX name) of every value named so far."""
+        return self._names.items()
+
     def bind(self, value: Value, name: str) -> None:
         self._names[value] = name
 

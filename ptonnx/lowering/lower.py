@@ -179,9 +179,23 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
     initializers = [(n, a) for n, a in ctx.initializers if n in read]  # an emitter may drop an optional input
     external = weights is not None and model_files.too_large((a for _, a in initializers), len(ctx.nodes))
     model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc, weights if external else None)
+    model.graph.value_info.extend(_static_shapes(ctx, set(out_names)))
     for key, text in checks_metadata(ctx).items():
         model.metadata_props.add(key=key, value=text)
     return model
+
+
+def _static_shapes(ctx, outputs: set[str]) -> list[onnx.ValueInfoProto]:
+    """The type of every value a node writes whose IR shape is fully known. ONNX's shape
+    inference loses sizes that pass through computed shapes (a Reshape to a Concat of
+    dims); a consumer that needs static shapes (IREE rejects a ScatterElements on a
+    dynamically shaped Slice) gets them from here. onnxruntime checks them against its own."""
+    return [
+        _value_info(name, value)
+        for value, name in ctx.names()
+        if value.producer is not None and ctx.is_produced(name) and name not in outputs
+        and all(isinstance(d, int) for d in value.shape)
+    ]
 
 
 def _names_read(nodes) -> set[str]:

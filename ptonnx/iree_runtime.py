@@ -1,0 +1,135 @@
+"""A second runtime: the ONNX model compiled by IREE (`pip install ptonnx[iree]`).
+
+IREE compiles the whole graph ahead of time and fuses elementwise chains into single
+loops, which onnxruntime's CPU provider runs node by node: a log-density over 10,000
+observations runs 2-4x faster (`benchmarks/pymc_models.py`). The path is the one IREE
+documents for ONNX: the model (with its static shapes, `lowering.lower._static_shapes`)
+through onnx's shape inference and IREE's ONNX importer (torch-mlir's `onnx` dialect),
+then `iree.compiler.compile_str` for llvm-cpu, in process. float64 needs
+`--iree-input-demote-f64-to-f32=false`; `--iree-llvmcpu-link-embedded=false` links
+against the system's libm, which has the `sin` and `cos` the embedded linker lacks.
+
+Run-time checks. ptonnx's `Check` makes onnxruntime stop on an out-of-range Gather
+(`lowering/check.py`); IREE clamps such an index and returns a number. So the model
+IREE compiles has one more output per check, the Gather's index (0, or 1 where the check
+failed), and `IreeModel.run` raises the check's exception, as the onnxruntime path does,
+when one is 1. A check inside a loop or branch body has no graph output to report
+through: such a model is refused by name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from ptonnx.check_errors import check_exception
+from ptonnx.errors import PtonnxError, RuntimeMismatchError
+
+#: iree-compile options: llvm-cpu, float64 kept, the host's vector units, libm linked
+COMPILE_FLAGS = (
+    "--iree-input-demote-f64-to-f32=false",
+    "--iree-llvmcpu-target-cpu=host",
+    "--iree-llvmcpu-link-embedded=false",
+)
+#: one thread, synchronous: what the onnxruntime path's benchmarks use too
+DEVICE = "local-sync"
+
+
+class IreeUnavailableError(PtonnxError, ImportError):
+    """runtime="iree" without IREE installed."""
+
+
+class IreeCompileError(PtonnxError):
+    """IREE could not import or compile the model."""
+
+
+def _iree():
+    try:
+        import iree.compiler as compiler
+        import iree.runtime as runtime
+        from iree.compiler.extras import onnx_importer
+        from iree.compiler.ir import Context
+    except ImportError as exc:
+        raise IreeUnavailableError(f"runtime='iree' needs IREE: pip install 'ptonnx[iree]' ({exc})") from None
+    return compiler, runtime, onnx_importer, Context
+
+
+def available() -> bool:
+    try:
+        _iree()
+    except IreeUnavailableError:
+        return False
+    return True
+
+
+def with_check_outputs(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, list[str]]:
+    """A copy of `model` whose outputs also give each check's failure flag; the check names."""
+    nested = [n.name for n in _body_nodes(model.graph) if n.name in checks]
+    if nested:
+        raise IreeCompileError(
+            f"the model has run-time checks inside loop or branch bodies ({', '.join(nested[:3])}: "
+            f"{checks[nested[0]]['message']}); the IREE runtime reports checks through graph outputs, "
+            "which a body has not: use runtime='onnxruntime'")
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    names = []
+    for node in copy.graph.node:
+        if node.name in checks:
+            copy.graph.output.append(helper.make_tensor_value_info(node.input[1], onnx.TensorProto.INT64, []))
+            names.append(node.name)
+    return copy, names
+
+
+def _body_nodes(graph):
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                yield from attribute.g.node
+                yield from _body_nodes(attribute.g)
+
+
+def compile_model(model: onnx.ModelProto) -> bytes:
+    """The IREE VM flatbuffer of `model` (ONNX import, then llvm-cpu)."""
+    compiler, _, onnx_importer, Context = _iree()
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        info = onnx_importer.ModelInfo(inferred)
+        context = Context()
+        module = info.create_module(context=context).operation
+        onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
+        module.verify()
+        text = module.get_asm(assume_verified=True)
+        return compiler.compile_str(text, target_backends=["llvm-cpu"], extra_args=list(COMPILE_FLAGS))
+    except Exception as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if "error:" in line]
+        detail = "\n  ".join(dict.fromkeys(lines[:4])) or f"{type(exc).__name__}: {str(exc).strip()[:500]}"
+        raise IreeCompileError(f"IREE could not compile the model:\n  {detail}\nUse runtime='onnxruntime' for it "
+                               "(README, 'The IREE runtime', lists what IREE cannot compile).") from exc
+
+
+class IreeModel:
+    """The model compiled by IREE, called with numpy arrays as `CompiledModel` feeds them."""
+
+    def __init__(self, model: onnx.ModelProto, checks: dict):
+        _, runtime, _, _ = _iree()
+        compiled, self.check_names = with_check_outputs(model, checks)
+        self.checks = checks
+        self.vmfb = compile_model(compiled)
+        self.n_outputs = len(model.graph.output)
+        context = runtime.SystemContext(config=runtime.Config(DEVICE))
+        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
+        self._function = context.modules.module[model.graph.name]
+        self._context = context
+
+    def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        try:
+            results = self._function(*arrays)
+        except Exception as exc:
+            raise RuntimeMismatchError(f"IREE could not run the model on the inputs given: {str(exc).splitlines()[0]}") from exc
+        results = results if isinstance(results, tuple) else (results,)
+        outputs = [np.asarray(r.to_host()) if hasattr(r, "to_host") else np.asarray(r) for r in results]
+        for name, flag in zip(self.check_names, outputs[self.n_outputs:], strict=True):
+            if flag:
+                raise check_exception(self.checks[name])
+        return outputs[: self.n_outputs]

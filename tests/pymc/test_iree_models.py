@@ -1,0 +1,33 @@
+"""PyMC log-densities on the IREE runtime (`compile_logp(model, runtime="iree")`) against PyMC's
+compiled logp and dlogp, as `test_models.py` compares the onnxruntime path."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from ptonnx import iree_runtime
+from tests.pymc.test_models import built, close
+
+pm = pytest.importorskip("pymc")
+if not iree_runtime.available():
+    if os.environ.get("CI"):
+        pytest.fail("CI runs the IREE tests: install ptonnx[iree]", pytrace=False)
+    pytest.skip("IREE is not installed (pip install 'ptonnx[iree]')", allow_module_level=True)
+
+import ptonnx.pymc  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+@pytest.mark.parametrize("name", ["negative_binomial", "mixture", "bg_nbd", "censored_regression"])
+def test_log_density_and_gradient_on_iree(name):
+    model, pts, expected = built(name)
+    cm = ptonnx.pymc.compile_logp(model, runtime="iree")
+    assert cm.runtime == "iree"
+    for k, (point, (logp, dlogp)) in enumerate(zip(pts, expected, strict=True)):
+        got = cm(*ptonnx.pymc.inputs_for(cm, model, point))
+        close(got[0], logp, f"{name} logp at point {k}")
+        close(np.concatenate([np.ravel(g) for g in got[1:]]), dlogp, f"{name} gradient at point {k}")

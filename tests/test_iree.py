@@ -1,0 +1,152 @@
+"""The IREE runtime (`ptonnx.compile(..., runtime="iree")`, `pip install ptonnx[iree]`): the same
+models as onnxruntime, PyTensor's numbers within IREE's stated accuracy, failed checks raising
+as they do on onnxruntime, and what IREE cannot compile refused by name.
+
+IREE's stated accuracy (README, "The IREE runtime"): special values (NaN, ±inf, ±0 with its
+sign) as PyTensor gives them; elsewhere within `RTOL` of PyTensor's number (IREE's own exp,
+log and pow are a few ulp off where onnxruntime's are within 1); subnormal numbers are read
+and written as zero (its CPU runtime runs with flush-to-zero), which
+`test_iree_flushes_subnormal_numbers_to_zero` pins down.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import ptonnx
+from ptonnx import iree_runtime
+from ptonnx.errors import CheckFailedError, SignatureError
+from ptonnx.iree_runtime import IreeCompileError
+from tests.conftest import REFERENCE_MODE
+
+if not iree_runtime.available():
+    if os.environ.get("CI"):  # CI installs ptonnx[iree]: its absence there is a failure, not a skip
+        pytest.fail("CI runs the IREE tests: install ptonnx[iree]", pytrace=False)
+    pytest.skip("IREE is not installed (pip install 'ptonnx[iree]')", allow_module_level=True)
+
+pytestmark = pytest.mark.one_environment  # IREE's kernels and ptonnx's files, not the PyTensor line
+
+RTOL = 1e-13
+#: the ends of the range in the normal numbers (subnormals: test_iree_flushes_subnormal_numbers_to_zero)
+HARD = np.array([-np.inf, -1e308, -745.0, -30.0, -2.5, -1.0, -1e-300, -0.0, 0.0, 1e-300, 2.2250738585072014e-308, 0.5, 1.0,
+                 3.0, 30.0, 700.0, 1e308, np.inf, np.nan])
+
+
+def _compare(got, expected, context: str) -> None:
+    for a, e in zip(got, expected, strict=True):
+        a, e = np.asarray(a), np.asarray(e)
+        assert a.dtype == e.dtype and a.shape == e.shape, f"{context}: {a.dtype}{a.shape} vs {e.dtype}{e.shape}"
+        if e.dtype.kind != "f":
+            np.testing.assert_array_equal(a, e, err_msg=context)
+            continue
+        special = ~np.isfinite(e) | (e == 0)
+        same = (a == e) & (np.signbit(a) == np.signbit(e)) | np.isnan(a) & np.isnan(e)
+        assert same[special].all(), f"{context}: special values {a[special & ~same]} vs {e[special & ~same]}"
+        np.testing.assert_allclose(a[~special], e[~special], rtol=RTOL, atol=0, err_msg=context)
+
+
+def _check(inputs, outputs, *value_lists):
+    """IREE's numbers against PyTensor's (and the outcome of onnxruntime's model alike)."""
+    reference = pytensor.function(inputs, outputs, mode=REFERENCE_MODE)
+    cm = ptonnx.compile_function(inputs, outputs, runtime="iree")
+    assert cm.runtime == "iree" and cm.report.stages["iree"] > 0
+    for k, values in enumerate(value_lists):
+        expected = reference(*values)
+        _compare(cm(*values), expected, f"IREE, input list {k}")
+        _compare(cm.with_session_options(None)(*values), expected, f"IREE after with_session_options, input list {k}")
+    return cm
+
+
+def test_elementwise():
+    x = pt.dvector("x")
+    outputs = [pt.exp(-0.5 * x**2) * 2 + x, pt.log1p(pt.abs(x)), pt.sigmoid(x), pt.switch(x > 1.0, pt.sqrt(x), -x), pt.tanh(x)]
+    _check([x], outputs, [HARD], [np.zeros(0)], [np.linspace(-40, 40, 1001)])
+
+
+def test_a_log_density_with_special_functions_and_its_gradient():
+    """A negative binomial log-likelihood (what PyMC's NegativeBinomial computes) and its
+    gradient: gammaln and, in the gradient, psi of a free dispersion."""
+    y = pt.dvector("y")
+    log_alpha, log_mu = pt.dscalar("log_alpha"), pt.dscalar("log_mu")
+    alpha, mu = pt.exp(log_alpha), pt.exp(log_mu)
+    logp = (pt.gammaln(y + alpha) - pt.gammaln(alpha) - pt.gammaln(y + 1)
+            + alpha * pt.log(alpha / (alpha + mu)) + y * pt.log(mu / (alpha + mu))).sum()
+    outputs = [logp, *pytensor.grad(logp, [log_alpha, log_mu])]
+    counts = np.random.default_rng(0).negative_binomial(3, 0.4, size=500).astype("float64")
+    _check([y, log_alpha, log_mu], outputs, [counts, np.float64(0.3), np.float64(1.2)], [counts[:1], np.float64(-20.0), np.float64(30.0)],
+           [counts, np.float64(np.nan), np.float64(0.0)])
+
+
+def test_reductions_and_indexing_with_unknown_dims():
+    m, idx, i = pt.dmatrix("m"), pt.lvector("idx"), pt.lscalar("i")
+    outputs = [m.sum(axis=0), m.max(axis=1), pt.argmax(m, axis=1), pt.cumsum(m, axis=1), m[:, idx], m[i], m[1:, ::-1] * 2,
+               pt.set_subtensor(m[:, 0], -1.0)]
+    rng = np.random.default_rng(1)
+    _check([m, idx, i], outputs, [rng.normal(size=(3, 4)), np.array([0, 3, -1]), np.int64(-1)],
+           [rng.normal(size=(6, 2)), np.array([1, 1]), np.int64(5)])
+
+
+def test_a_failed_check_raises_as_on_onnxruntime():
+    """An index out of range: onnxruntime stops on the check's Gather; IREE clamps the index,
+    so its check reads the flag the model outputs for it (ptonnx.iree_runtime)."""
+    x, i = pt.dvector("x"), pt.lscalar("i")
+    cm = ptonnx.compile_function([x, i], [x[i] * 2], runtime="iree")
+    np.testing.assert_array_equal(cm(np.arange(5.0), np.int64(-5))[0], 0.0)
+    for runner in (cm, cm.with_session_options(None)):
+        with pytest.raises(CheckFailedError, match="index out of bounds") as info:
+            runner(np.arange(5.0), np.int64(5))
+        assert isinstance(info.value, IndexError)
+    on_onnxruntime = ptonnx.compile_function([x, i], [x[i] * 2])
+    with pytest.raises(CheckFailedError, match="index out of bounds"):
+        on_onnxruntime(np.arange(5.0), np.int64(5))
+
+
+def test_an_assert_raises_its_message():
+    from pytensor.raise_op import Assert
+
+    x = pt.dvector("x")
+    cm = ptonnx.compile_function([x], [Assert("x must be positive")(x, pt.all(x > 0)) * 2], runtime="iree")
+    np.testing.assert_array_equal(cm(np.array([1.0, 2.0]))[0], [2.0, 4.0])
+    with pytest.raises(CheckFailedError, match="x must be positive") as info:
+        cm(np.array([1.0, -2.0]))
+    assert isinstance(info.value, AssertionError)
+
+
+def test_iree_flushes_subnormal_numbers_to_zero():
+    """IREE's CPU runtime reads and writes subnormals as zero, where onnxruntime and PyTensor
+    keep them: the one place its numbers leave PyTensor's (README, "The IREE runtime")."""
+    x = pt.dvector("x")
+    cm = ptonnx.compile_function([x], [pt.exp(x), pt.sqrt(x)], runtime="iree")
+    values = np.array([-740.0, 5e-324])
+    (exp, sqrt) = cm(values)
+    assert exp[0] == 0.0 and np.exp(-740.0) > 0
+    assert sqrt[1] == 0.0 and np.sqrt(5e-324) > 0
+
+
+def test_what_iree_cannot_compile_is_refused_by_name():
+    """A model IREE cannot compile raises IreeCompileError at compile time, with IREE's
+    diagnostic and what to do; onnxruntime compiles it."""
+    x = pt.dvector("x")
+    with pytest.raises(IreeCompileError, match=r"(?s)IREE could not compile the model.*ReduceProd.*runtime='onnxruntime'"):
+        ptonnx.compile_function([x], [pt.prod(x)], runtime="iree")
+    ptonnx.compile_function([x], [pt.prod(x)])
+
+
+def test_a_check_inside_a_loop_body_is_refused():
+    x = pt.dvector("x")
+    steps = pytensor.scan(lambda a: pt.sqrt(a), sequences=[x], return_updates=False)
+    i = pt.lscalar("i")
+    indexed = pytensor.scan(lambda k, v: v[k], sequences=[pt.arange(3) + i], non_sequences=[x], return_updates=False)
+    with pytest.raises(IreeCompileError, match="(?s)checks inside loop or branch bodies|IREE could not compile"):
+        ptonnx.compile_function([x, i], [steps, indexed], runtime="iree")
+
+
+def test_an_unknown_runtime_is_refused():
+    x = pt.dvector("x")
+    with pytest.raises(SignatureError, match="runtime='tvm': choose one of 'onnxruntime', 'iree'"):
+        ptonnx.compile_function([x], [x + 1], runtime="tvm")

@@ -123,7 +123,8 @@ def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:
             iree, compile_s["IREE"] = _timed(lambda: ptonnx.pymc.compile_logp(model, runtime="iree"))
             calls["IREE"] = lambda: iree(*args)
         except IreeCompileError as exc:
-            row["iree_refused"] = str(exc).splitlines()[1].strip()[:200]
+            lines = str(exc).strip().splitlines()
+            row["iree_refused"] = lines[min(1, len(lines) - 1)].strip()[:200]
     row["onnx_nodes"] = len(cm.model.graph.node)
     from pytensor.compile.mode import Mode
 

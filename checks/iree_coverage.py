@@ -24,7 +24,8 @@ def programs() -> dict:
     X, M, J = np.array([3.0, -1.0, 2.5, 0.0, 7.0]), np.arange(12.0).reshape(3, 4), np.int64(1)
     IV, S = np.array([0, 2, 4]), np.float64(0.7)
     return {
-        "sort": ([x], [pt.sort(x)], [X]), "argsort": ([x], [pt.argsort(x)], [X]), "argmax": ([x], [pt.argmax(x)], [X]),
+        "sort": ([x], [pt.sort(x)], [X]), "argsort": ([x], [pt.argsort(x)], [X]),
+        "int_argsort": ([iv], [pt.argsort(-iv), pt.sort(-iv)], [IV]), "argmax": ([x], [pt.argmax(x)], [X]),
         "cumsum": ([x], [pt.cumsum(x)], [X]), "cumprod": ([x], [pt.cumprod(x)], [X]), "nonzero": ([x], [pt.nonzero(x)[0]], [X]),
         "advanced_index": ([x, iv], [x[iv]], [X, IV]), "set_subtensor": ([x, iv], [pt.set_subtensor(x[iv], 0.0)], [X, IV]),
         "inc_subtensor": ([x, iv], [pt.inc_subtensor(x[iv], 1.0)], [X, IV]), "slice": ([x, i], [x[i:]], [X, J]),
@@ -48,7 +49,8 @@ def outcome(inputs, outputs, values) -> str:
     try:
         got = ptonnx.compile_function(inputs, outputs, runtime="iree")(*values)
     except IreeCompileError as exc:
-        return "compile error: " + " | ".join(line.strip() for line in str(exc).splitlines()[1:2])[:160]
+        lines = str(exc).strip().splitlines()
+        return "compile error: " + lines[min(1, len(lines) - 1)].strip()[:160]
     except Exception as exc:  # noqa: BLE001 (what IREE raises at run time is reported, not fixed here)
         return f"run-time error: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
     same = all(a.shape == b.shape and np.allclose(a, b, rtol=1e-12, equal_nan=True) for a, b in zip(got, expected, strict=True))

@@ -63,22 +63,71 @@ def available() -> bool:
     return True
 
 
-def with_check_outputs(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, list[str]]:
-    """A copy of `model` whose outputs also give each check's failure flag; the check names."""
+def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, list[str]]:
+    """A copy of `model` that IREE computes as onnxruntime does; the names of its checks.
+
+    - Each check's failure flag is a graph output, and what the check guards is replaced
+      by zeros where it failed (IREE's Gather does not bound its index: an index far out
+      of range reads outside the buffer and can crash the process).
+    - Max, Min and Sign of floats give NaN for a NaN operand (IREE's drop it: max(nan, -inf)
+      is -inf there, Sign(nan) 0).
+    - TopK of floats (sort, argsort) is refused: IREE orders NaN first, NumPy last.
+    """
     nested = [n.name for n in _body_nodes(model.graph) if n.name in checks]
     if nested:
         raise IreeCompileError(
             f"the model has run-time checks inside loop or branch bodies ({', '.join(nested[:3])}: "
             f"{checks[nested[0]]['message']}); the IREE runtime reports checks through graph outputs, "
             "which a body has not: use runtime='onnxruntime'")
+    typed = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    dtypes = {v.name: v.type.tensor_type.elem_type for v in [*typed.graph.value_info, *typed.graph.input, *typed.graph.output]}
+    dtypes.update({t.name: t.data_type for t in typed.graph.initializer})
+    graph = onnx.GraphProto()
+    graph.CopyFrom(model.graph)
+    del graph.node[:]
+    names, guarded = [], {}
+    for node in model.graph.node:
+        if node.name in checks:  # the check's Gather: its index is the failure flag
+            guarded[node.output[0]] = node.input[1]
+            names.append(node.name)
+            graph.output.append(helper.make_tensor_value_info(node.input[1], onnx.TensorProto.INT64, []))
+            continue
+        graph.node.extend(_legal(node, guarded, dtypes, len(graph.node)))
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
-    names = []
-    for node in copy.graph.node:
-        if node.name in checks:
-            copy.graph.output.append(helper.make_tensor_value_info(node.input[1], onnx.TensorProto.INT64, []))
-            names.append(node.name)
+    copy.graph.CopyFrom(graph)
     return copy, names
+
+
+FLOATS = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16}
+
+
+def _legal(node, guarded: dict, dtypes: dict, k: int) -> list:
+    """`node` as IREE nodes (see `for_iree`); `k` keeps the new names unique."""
+    floats = all(dtypes.get(name) in FLOATS for name in node.input)
+    out = node.output[0] if node.output else ""
+    if node.op_type == "Reshape" and node.input[1] in guarded:  # Check's Reshape(x, Gather(...))
+        failed, x = guarded[node.input[1]], node.input[0]
+        zero = f"iree_{k}_zero"
+        return [helper.make_node("Constant", [], [zero], value=helper.make_tensor(zero, onnx.TensorProto.INT64, [], [0])),
+                helper.make_node("Equal", [failed, zero], [f"iree_{k}_ok"]),
+                helper.make_node("CastLike", [zero, x], [f"iree_{k}_zero_x"]),
+                helper.make_node("Where", [f"iree_{k}_ok", x, f"iree_{k}_zero_x"], [out])]
+    if node.op_type in ("Max", "Min") and floats and len(node.input) == 2:
+        a, b = node.input
+        inner = helper.make_node(node.op_type, [a, b], [f"iree_{k}_value"])
+        return [inner, helper.make_node("IsNaN", [a], [f"iree_{k}_nan_a"]), helper.make_node("IsNaN", [b], [f"iree_{k}_nan_b"]),
+                helper.make_node("Or", [f"iree_{k}_nan_a", f"iree_{k}_nan_b"], [f"iree_{k}_nan"]),
+                helper.make_node("Add", [a, b], [f"iree_{k}_sum"]),
+                helper.make_node("Where", [f"iree_{k}_nan", f"iree_{k}_sum", f"iree_{k}_value"], [out])]
+    if node.op_type == "Sign" and floats:
+        x = node.input[0]
+        return [helper.make_node("Sign", [x], [f"iree_{k}_sign"]), helper.make_node("IsNaN", [x], [f"iree_{k}_nan"]),
+                helper.make_node("Where", [f"iree_{k}_nan", x, f"iree_{k}_sign"], [out])]
+    if node.op_type == "TopK" and dtypes.get(node.input[0]) in FLOATS:
+        raise IreeCompileError("the model sorts floats (TopK: sort, argsort); IREE orders NaN first where NumPy puts it "
+                               "last, so it is not compiled for IREE: use runtime='onnxruntime'")
+    return [node]
 
 
 def _body_nodes(graph):
@@ -113,7 +162,7 @@ class IreeModel:
 
     def __init__(self, model: onnx.ModelProto, checks: dict):
         _, runtime, _, _ = _iree()
-        compiled, self.check_names = with_check_outputs(model, checks)
+        compiled, self.check_names = for_iree(model, checks)
         self.checks = checks
         self.vmfb = compile_model(compiled)
         self.n_outputs = len(model.graph.output)

@@ -92,15 +92,17 @@ def test_reductions_and_indexing_with_unknown_dims():
 
 
 def test_a_failed_check_raises_as_on_onnxruntime():
-    """An index out of range: onnxruntime stops on the check's Gather; IREE clamps the index,
-    so its check reads the flag the model outputs for it (ptonnx.iree_runtime)."""
+    """An index out of range: onnxruntime stops on the check's Gather; IREE's Gather reads
+    out of bounds (far out, it crashed the process), so the IREE model outputs each check's
+    flag and zeros what the check guards where it failed (ptonnx.iree_runtime.for_iree)."""
     x, i = pt.dvector("x"), pt.lscalar("i")
     cm = ptonnx.compile_function([x, i], [x[i] * 2], runtime="iree")
     np.testing.assert_array_equal(cm(np.arange(5.0), np.int64(-5))[0], 0.0)
     for runner in (cm, cm.with_session_options(None)):
-        with pytest.raises(CheckFailedError, match="index out of bounds") as info:
-            runner(np.arange(5.0), np.int64(5))
-        assert isinstance(info.value, IndexError)
+        for index in (5, -6, 10**9, -(10**12), np.iinfo(np.int64).max, np.iinfo(np.int64).min):
+            with pytest.raises(CheckFailedError, match="index out of bounds") as info:
+                runner(np.arange(5.0), np.int64(index))
+            assert isinstance(info.value, IndexError)
     on_onnxruntime = ptonnx.compile_function([x, i], [x[i] * 2])
     with pytest.raises(CheckFailedError, match="index out of bounds"):
         on_onnxruntime(np.arange(5.0), np.int64(5))
@@ -115,6 +117,23 @@ def test_an_assert_raises_its_message():
     with pytest.raises(CheckFailedError, match="x must be positive") as info:
         cm(np.array([1.0, -2.0]))
     assert isinstance(info.value, AssertionError)
+
+
+def test_max_min_and_sign_keep_nans():
+    """IREE's own Max, Min and Sign drop a NaN (max(nan, -inf) = -inf, sign(nan) = 0): the
+    model IREE compiles guards them."""
+    x, y = pt.dvector("x"), pt.dvector("y")
+    values = [np.array([np.nan, 1.0, -np.inf, 2.0, -0.0, np.nan]), np.array([-np.inf, np.nan, np.nan, 1.0, 0.0, np.nan])]
+    _check([x, y], [pt.maximum(x, y), pt.minimum(x, y), pt.sign(x), pt.clip(x, -1.0, 1.0), x.max(), y.min()], values)
+
+
+def test_a_float_sort_is_refused():
+    """IREE's TopK orders NaN first, NumPy last: refused rather than computed otherwise."""
+    x = pt.dvector("x")
+    with pytest.raises(IreeCompileError, match="IREE orders NaN first"):
+        ptonnx.compile_function([x], [pt.sort(x)], runtime="iree")
+    i = pt.lvector("i")
+    _check([i], [pt.sort(i), pt.argsort(i)], [np.array([3, -1, np.iinfo(np.int64).min, 7, 0])])
 
 
 def test_iree_flushes_subnormal_numbers_to_zero():

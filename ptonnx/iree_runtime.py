@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-from onnx import helper
+from onnx import helper, numpy_helper
 
 from ptonnx.check_errors import check_exception
 from ptonnx.errors import PtonnxError, RuntimeMismatchError
@@ -82,11 +82,25 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
     typed = onnx.shape_inference.infer_shapes(model, data_prop=True)
     dtypes = {v.name: v.type.tensor_type.elem_type for v in [*typed.graph.value_info, *typed.graph.input, *typed.graph.output]}
     dtypes.update({t.name: t.data_type for t in typed.graph.initializer})
+    shapes = {v.name: [d.dim_value if d.HasField("dim_value") else None for d in v.type.tensor_type.shape.dim]
+              for v in [*typed.graph.value_info, *typed.graph.input] if v.type.tensor_type.HasField("shape")}
     graph = onnx.GraphProto()
     graph.CopyFrom(model.graph)
     del graph.node[:]
     names, guarded = [], {}
+    constants = {t.name: t for t in model.graph.initializer}
     for node in model.graph.node:
+        if node.op_type == "Reshape" and all(name in constants for name in node.input) \
+                and 0 not in numpy_helper.to_array(constants[node.input[1]]):
+            # IREE folds a Reshape of a constant wrongly where a scatter reads it (set_subtensor(x[2], 5.0)
+            # wrote the index's bits, 1e-323, as the value): the reshaped constant is given to it instead
+            reshaped = numpy_helper.to_array(constants[node.input[0]]).reshape(numpy_helper.to_array(constants[node.input[1]]))
+            constants[node.output[0]] = numpy_helper.from_array(reshaped, node.output[0])
+            graph.initializer.append(constants[node.output[0]])
+            continue
+        if node.op_type == "ScatterElements" and all(name in constants for name in node.input[1:]):
+            graph.node.extend(_constant_scatter(node, constants, shapes, graph, len(graph.node)))
+            continue
         if node.name in checks:  # the check's Gather: its index is the failure flag
             guarded[node.output[0]] = node.input[1]
             names.append(node.name)
@@ -97,6 +111,34 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
     copy.CopyFrom(model)
     copy.graph.CopyFrom(graph)
     return copy, names
+
+
+def _constant_scatter(node, constants: dict, shapes: dict, graph, k: int) -> list:
+    """A ScatterElements of constant indices and updates into 1-D data of known length, as a
+    Where over constants: IREE folds the scatter itself wrongly (set_subtensor(x[2], 5.0)
+    wrote the index's bits, 1e-323, as the value). An add keeps the untouched elements as
+    they are (-0.0 + 0.0 would be +0.0); repeated indices of an add, or another reduction,
+    are refused."""
+    data = node.input[0]
+    reduction = next((helper.get_attribute_value(a) for a in node.attribute if a.name == "reduction"), b"none")
+    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
+    indices, updates = (numpy_helper.to_array(constants[name]) for name in node.input[1:])
+    shape = shapes.get(data)
+    if shape is None or len(shape) != 1 or shape[0] is None or indices.ndim != 1:
+        return [node]  # IREE scatters these right (a data length it does not know, the multi-dimensional case)
+    n = shape[0]
+    idx = np.where(indices < 0, indices + n, indices)
+    if reduction not in ("none", "add") or (reduction == "add" and len(np.unique(idx)) != len(idx)):
+        raise IreeCompileError(f"a constant scatter ({reduction}) IREE computes wrongly and ptonnx cannot rewrite; use runtime='onnxruntime'")
+    mask, full = np.zeros(n, bool), np.zeros(n, updates.dtype)
+    mask[idx] = True
+    full[idx] = updates
+    names = (f"iree_{k}_mask", f"iree_{k}_full")
+    graph.initializer.extend([numpy_helper.from_array(mask, names[0]), numpy_helper.from_array(full, names[1])])
+    if reduction == "none":
+        return [helper.make_node("Where", [names[0], names[1], data], [node.output[0]])]
+    return [helper.make_node("Add", [data, names[1]], [f"iree_{k}_sum"]),
+            helper.make_node("Where", [names[0], f"iree_{k}_sum", data], [node.output[0]])]
 
 
 FLOATS = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16}

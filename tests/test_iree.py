@@ -127,6 +127,16 @@ def test_max_min_and_sign_keep_nans():
     _check([x, y], [pt.maximum(x, y), pt.minimum(x, y), pt.sign(x), pt.clip(x, -1.0, 1.0), x.max(), y.min()], values)
 
 
+def test_scatters_of_constants():
+    """IREE computes a scatter of a constant index and value into data of known length
+    wrongly (set_subtensor(x[2], 5.0) gave 1e-323): the IREE model selects from constants
+    instead; the untouched elements keep their signed zeros."""
+    x = pt.tensor("x", dtype="float64", shape=(6,))
+    outputs = [pt.set_subtensor(x[2], 5.0), pt.inc_subtensor(x[-1], 1.5), pt.set_subtensor(x[[0, 4]], np.array([7.0, np.nan])),
+               pt.inc_subtensor(x[1:3], np.array([-0.0, 2.0]))]
+    _check([x], outputs, [np.array([-0.0, 1.0, np.inf, -np.inf, np.nan, 0.0])], [np.arange(6.0)])
+
+
 def test_a_float_sort_is_refused():
     """IREE's TopK orders NaN first, NumPy last: refused rather than computed otherwise."""
     x = pt.dvector("x")

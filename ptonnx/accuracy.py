@@ -120,7 +120,7 @@ BY_OP: dict[str, Bound] = {
     "ArcTanh": Bound(3.0, note="log1p(2|x| / (1 - |x|)) / 2"),
     # special functions (decompositions/special/): float16/float32 computed in float64 and rounded once
     "Erfc": Bound(12.0, note="Cephes: 1 - erf(x) below 1 (cancels up to 5x near 1), exp(-x**2) P(x)/Q(x) above"),
-    "GammaLn": Bound(8.0, atol=1e-14, note="relative near its zeros 1 and 2 (its Taylor series about 2 in the exact x - 2 or x - 1 on [1/2, 2)); absolute where the reflection cancels (x < 0, near lgamma's negative zeros)"),
+    "GammaLn": Bound(8.0, atol=1e-14, note="relative within 0.007 of its zeros 1 and 2 (Taylor series); below 8 otherwise within 5e-15 absolutely (shift by 4); absolute where the reflection cancels (x < 0, near lgamma's negative zeros)"),
     "Gamma": Bound(32.0, note="Stirling with Pow from 13 on; a product of up to 10 exact factors below"),
     "Psi": Bound(32.0, atol=4e-15, note="relative near its positive zero (a Taylor series there); absolute near the negative zeros"),
     "TriGamma": Bound(8.0, note="every term of the recurrence and series positive"),

@@ -48,3 +48,10 @@ def test_erfinv_starts_gauss_legendre_rule_and_cot_derivative_table():
             row = [float(mpmath.pi ** (n + 1) * c / mpmath.factorial(n)) for c in p[1::2]]
             np.testing.assert_allclose(table[n // 2 - 1, : len(row)], row, rtol=2e-16)
             assert not table[n // 2 - 1, len(row):].any()
+
+
+def test_fitted_asymptotic_series_of_lgamma_psi_and_trigamma():
+    """The remainders' coefficients in gamma.py are what checks/special_constants fits (on z >= 4)."""
+    for name, coefficients in (("lgamma", gamma.LGAMMA_ASYMPTOTIC), ("digamma", gamma.DIGAMMA_ASYMPTOTIC),
+                               ("trigamma", gamma.TRIGAMMA_ASYMPTOTIC)):
+        np.testing.assert_allclose(coefficients, exact.asymptotic_fit(name), rtol=1e-9, err_msg=name)

@@ -190,5 +190,32 @@ def lift_inc_subtensor(ctx, node):
 
 @lifts(AdvancedIncSubtensor1)
 def lift_advanced_inc_subtensor1(ctx, node):
+    """x[idx] = y (or += y). PyTensor's AdvancedIncSubtensor1 refuses to broadcast a y dim of
+    size 1 at run time that its type does not mark as broadcastable, by its own rule (both
+    lines' `_check_runtime_broadcasting`): y's first dim against the number of indices, and
+    each of y's dims, from the last, against x's (x's first too); so does the lifted graph."""
     x, y, idx = node.inputs
-    return write(ctx, node, x, y, (idx,), node.op.set_instead_of_inc)
+    y_value, x_value = ctx.value(y), ctx.value(x)
+
+    def ok(axis: int, other: Value) -> Value:  # y's dim `axis` is not 1, or `other` is 1
+        return ctx.op("Or", ctx.op("Not", ctx.op("Equal", ctx.dim(y_value, axis), ctx.ints(1))), ctx.op("Equal", other, ctx.ints(1)))
+
+    conds = []
+    if y.type.ndim and y.type.shape[0] != 1:
+        conds.append(ok(0, ctx.dim(ctx.value(idx), 0)))
+    for k in range(min(y.type.ndim, x.type.ndim)):
+        if y.type.shape[y.type.ndim - 1 - k] != 1:
+            conds.append(ok(y.type.ndim - 1 - k, ctx.dim(x_value, x.type.ndim - 1 - k)))
+    if not conds:
+        return write(ctx, node, x, y, (idx,), node.op.set_instead_of_inc)
+    ctx.values[y] = check(ctx, y_value, conds, RUNTIME_BROADCAST_Y, ValueError)  # for this write only
+    try:
+        return write(ctx, node, x, y, (idx,), node.op.set_instead_of_inc)
+    finally:
+        ctx.values[y] = y_value
+
+
+#: what PyTensor's AdvancedIncSubtensor1 raises for a y it would have to broadcast at run time
+RUNTIME_BROADCAST_Y = ("Runtime broadcasting not allowed. AdvancedIncSubtensor1 was asked to broadcast the second input (y) "
+                       "along a dimension that was not marked as broadcastable. If broadcasting was intended, use "
+                       "`specify_broadcastable` on the relevant dimension(s).")

@@ -64,13 +64,21 @@ def _fill(ctx, node, rows: Value, cols: Value):
 
 @lifts(FillDiagonal)
 def lift_fill_diagonal(ctx, node):
-    """a[i, i, ...] = val for i < the smallest dim (PyTensor's rule also for tall matrices)."""
+    """a[i, i, ...] = val for i < the smallest dim (PyTensor's rule also for tall matrices);
+    an array of 3 or more dims must have them all equal (NumPy's fill_diagonal raises)."""
     a = ctx.value(node.inputs[0])
     size = ctx.dim(a, 0)
     for axis in range(1, a.type.ndim):
         size = ctx.op("Min", size, ctx.dim(a, axis))
+    if a.type.ndim > 2:
+        equal = [ctx.op("Equal", ctx.dim(a, 0), ctx.dim(a, axis)) for axis in range(1, a.type.ndim)]
+        size = check(ctx, size, equal, FILL_DIAGONAL_DIMS, ValueError)
     steps = _arange(ctx, size)
     return write(ctx, node, node.inputs[0], node.inputs[1], (steps,) * a.type.ndim, set_instead_of_inc=True)
+
+
+#: what NumPy's fill_diagonal (PyTensor's perform) raises for an array of unequal dims
+FILL_DIAGONAL_DIMS = "All dimensions of input must be of equal length"
 
 
 @lifts(FillDiagonalOffset)

@@ -5,6 +5,7 @@ and AdvancedIncSubtensor1 (set and increment) as a ScatterFlat."""
 from __future__ import annotations
 
 import numpy as np
+import pytensor
 import pytensor.tensor as pt
 import pytest
 from pytensor.tensor.subtensor import (
@@ -13,10 +14,11 @@ from pytensor.tensor.subtensor import (
     advanced_subtensor1,
 )
 
+import ptonnx
 from ptonnx.errors import LiftingError
 from ptonnx.lifting.advanced import index
 from ptonnx.lifting.context import LiftContext
-from tests.lifting.helpers import check_lift, ops, raises_check
+from tests.lifting.helpers import REFERENCE, check_lift, ops, raises_check
 
 INT64 = np.iinfo(np.int64)
 X = np.arange(20.0).reshape(4, 5) - 7.5
@@ -107,11 +109,7 @@ def test_advanced_set_and_increment_with_repeated_indices(kind):
 
 #: cases where the lifted IR computes a number and PyTensor raises (reported bugs), left out of the
 #: comparisons until fixed
-LEFT_OUT = {
-    "advanced_inc_subtensor1(x, y, i) with y of 1 row (dim not known to be 1) and 3 indices": (
-        "PyTensor's AdvancedIncSubtensor1 refuses runtime broadcasting (ValueError, pytensor 3.0 Python perform and "
-        "2.38 in every mode); the lifting broadcasts y as NumPy does, with no Check"),
-}
+LEFT_OUT: dict[str, str] = {}
 
 
 def test_advanced_inc_subtensor1():
@@ -123,6 +121,27 @@ def test_advanced_inc_subtensor1():
     g = check_lift([x, y, i], outs, [X, y0, np.array([1, 1, -1])], [X, y0[:2], np.array([0, 2, 0])], [X, y0, np.array([1, 5, 0])],
                    [X, y0[:, :4], np.array([0, 2, 0])])
     assert [o.producer.attrs["reduction"] for o in g.outputs] == ["add", "none"]
+
+
+@pytest.mark.parametrize("y_shape", [(1, 5), (3, 1), (1, 1)])
+def test_advanced_inc_subtensor1_refuses_runtime_broadcasting_as_pytensor(y_shape):
+    """y with a dim of size 1 its type does not mark broadcastable: PyTensor's AdvancedIncSubtensor1
+    raises ValueError (both lines, by its rule: y's first dim against the index count, each dim
+    from the last against x's, x's first too); the lifting once broadcast y."""
+    x, y, i = pt.dmatrix("x"), pt.dmatrix("y"), pt.lvector("i")
+    outs = [advanced_inc_subtensor1(x, y, i), advanced_set_subtensor1(x, y, i)]
+    values = [X, np.ones(y_shape), np.array([0, 2, 0])]
+    for out in outs:
+        with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+            pytensor.function([x, y, i], out, mode=REFERENCE)(*values)
+    g = check_lift([x, y, i], outs, [X, np.ones((3, 5)), np.array([0, 2, 0])], [X, np.ones((0, 5)), np.zeros(0, np.int64)])
+    for quirk in ([X, np.ones((1, 5)), np.array([3])], [X[:1], np.ones((1, 1)), np.array([0])]):  # PyTensor's own rule
+        check_lift([x, y, i], outs, quirk)
+    raises_check(g, values, ValueError, "Runtime broadcasting not allowed. AdvancedIncSubtensor1")
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        ptonnx.compile_function([x, y, i], outs)(*values)
+    row = pt.tensor("row", shape=(1, None))  # marked broadcastable: broadcast, as PyTensor does
+    check_lift([x, row, i], [advanced_inc_subtensor1(x, row, i)], [X, np.ones((1, 5)), np.array([0, 2, 0])])
 
 
 def test_writing_through_a_mask():

@@ -4,6 +4,7 @@ Unique (index, inverse, counts), composed of IR ops; unique along an axis is ref
 from __future__ import annotations
 
 import numpy as np
+import pytensor
 import pytensor.tensor as pt
 import pytest
 
@@ -12,7 +13,7 @@ import ptonnx
 from ptonnx.errors import LiftingError
 from ptonnx import ir
 from ptonnx.testing import assert_same
-from tests.lifting.helpers import check_lift, lifted, ops, raises_check
+from tests.lifting.helpers import REFERENCE, check_lift, lifted, ops, raises_check
 
 M = np.arange(12.0).reshape(3, 4) - 5.5
 M[0, 0], M[1, 1], M[2, 3] = np.nan, -0.0, np.inf
@@ -20,9 +21,6 @@ M[0, 0], M[1, 1], M[2, 3] = np.nan, -0.0, np.inf
 #: cases where the lifted IR computes a number, or fails, where PyTensor does otherwise (reported bugs),
 #: left out of the comparisons below until fixed
 LEFT_OUT = {
-    "fill_diagonal of a 3-D (or more) array whose dims differ": (
-        "PyTensor raises ValueError 'All dimensions of input must be of equal length' (np.fill_diagonal); the "
-        "IR fills a[i, i, i] for i < the smallest dim, with no Check"),
     "searchsorted(a, v) of different dtypes": (
         "lift_searchsorted finds the common dtype by building an Add(a, v) node: where a and v have static "
         "lengths that differ it raises TypeRuleError 'cannot broadcast dimensions 5 and 4' (an int32 a of "
@@ -59,7 +57,7 @@ def test_repeat_of_a_flattened_array():
     check_lift([x, r], [pt.repeat(x, r)], [M[:2, :2], np.array([0, 2, 1, 3])], [np.zeros((0, 2)), np.zeros(0, np.int64)])
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (3, 3, 3), (0, 3)])  # LEFT_OUT: (2, 3, 4)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (3, 3, 3), (0, 3)])
 def test_fill_diagonal(shape):
     a, v = pt.tensor("a", shape=(None,) * len(shape)), pt.dscalar("v")
     y = pt.fill_diagonal(a, v)
@@ -67,6 +65,21 @@ def test_fill_diagonal(shape):
     data = np.arange(np.prod(shape), dtype=float).reshape(shape)
     g = check_lift([a, v], [y], [data, np.float64(-0.0)], [data, np.float64(np.nan)])
     assert ops(g)[-1] == "ScatterFlat"
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (3, 3, 2), (2, 2, 2, 3)])
+def test_fill_diagonal_of_unequal_dims_raises_as_numpy(shape):
+    """A 3-D (or more) array whose dims differ: NumPy's fill_diagonal (PyTensor's perform) raises
+    ValueError; the IR checks it (it once filled a[i, i, i] for i < the smallest dim)."""
+    a, v = pt.tensor("a", shape=(None,) * len(shape)), pt.dscalar("v")
+    y = pt.fill_diagonal(a, v)
+    data = np.zeros(shape)
+    with pytest.raises(ValueError, match="All dimensions of input must be of equal length"):
+        pytensor.function([a, v], y, mode=REFERENCE)(data, 1.0)
+    g = check_lift([a, v], [y], [np.zeros((3,) * len(shape)), np.float64(2.0)])
+    raises_check(g, [data, np.float64(1.0)], ValueError, "All dimensions of input must be of equal length")
+    with pytest.raises(ValueError, match="All dimensions of input must be of equal length"):
+        ptonnx.compile_function([a, v], [y])(data, 1.0)
 
 
 @pytest.mark.parametrize("offset", [0, 1, -1, 3, -3, 4, 5, -5])

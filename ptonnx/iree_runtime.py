@@ -1,8 +1,8 @@
 """A second runtime: the ONNX model compiled by IREE (`pip install ptonnx[iree]`).
 
 IREE compiles the whole graph ahead of time and fuses elementwise chains into single
-loops, which onnxruntime's CPU provider runs node by node: a log-density over 10,000
-observations runs 2-4x faster (`benchmarks/pymc_models.py`). The path is the one IREE
+loops, which onnxruntime's CPU provider runs node by node: a log-density with special functions
+over 10,000 observations runs 1.9-3.7x faster (`benchmarks/results/pymc_models.md`). The path is the one IREE
 documents for ONNX: the model (with its static shapes, `lowering.lower._static_shapes`)
 through onnx's shape inference and IREE's ONNX importer (torch-mlir's `onnx` dialect),
 then `iree.compiler.compile_str` for llvm-cpu, in process. float64 needs

@@ -3,7 +3,7 @@
 A mixture's log-density computes on (N, K) matrices, N observations by K components:
 `y[:, None] - mu[None, :]`, then a logsumexp over the components. onnxruntime's CPU
 kernels broadcast along the last axis in a call per row, so on an (N, 1) x (1, K) or
-(N, K) x (N, 1) operand pair with K = 2 a Sub costs 10-14x what it costs laid out
+(N, K) x (N, 1) operand pair with K = 2 a Sub costs 10-15x what it costs laid out
 (K, N), where each call covers a row of N (`benchmarks/layout.py`). Elementwise ops do
 not care how their operands are laid out, as long as all are laid out alike; so:
 
@@ -21,7 +21,7 @@ ends: a transpose of an (N, 1) or (1, K) operand moves no data (onnxruntime copi
 as it is), a full (N, K) one at the edge costs one copy. Every element is computed by the
 same op from the same operands, so elementwise results are bit-identical; a sum over N of
 the transposed matrix adds in onnxruntime's order for the other axis, so it may differ in
-its last bits (as any two summation orders do: 2e-15 relative in the mixture's gradient).
+its last bits, as any two summation orders do (`benchmarks/layout.py` checks them to 1e-13).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import attrs
 import numpy as np
 
 from ptonnx.ir import Builder, Graph, Node, Value
-from ptonnx.ir.registry import has_op
+from ptonnx.ir.registry import all_schemas, has_op
 from ptonnx.passes.base import PassResult
 from ptonnx.passes.rewrite import apply_rewrites, node_rewriter
 
@@ -43,9 +43,7 @@ REDUCTIONS = ("ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceAll", 
 
 
 def _elementwise_ops() -> tuple[str, ...]:
-    from ptonnx.ir.registry import _REGISTRY
-
-    return tuple(name for name, schema in _REGISTRY.items() if schema.family == "elementwise")
+    return tuple(name for name, schema in all_schemas().items() if schema.family == "elementwise")
 
 
 def _tall_and_narrow(shape) -> bool:

@@ -109,12 +109,12 @@ INTEGER_KERNELS = {"IntDiv": pt.floor_div, "Mod": pt.mod, "Add": pt.add, "Mul": 
 
 def test_every_float_elementwise_op_is_checked():
     """Every float elementwise op of the IR is checked here: decomposed or a kernel's."""
-    from ptonnx.ir.registry import _REGISTRY
+    from ptonnx.ir.registry import all_schemas
     from ptonnx.ir.types import FLOAT_DTYPES
 
     not_arithmetic = {"Identity", "Cast", "Where", "IsNaN", "IsInf", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
                       "Equal", "NotEqual", "And", "Or", "Xor", "Not"}
-    float_ops = {name for name, s in _REGISTRY.items() if s.family in ("elementwise", "special")
+    float_ops = {name for name, s in all_schemas().items() if s.family in ("elementwise", "special")
                  and any(d in FLOAT_DTYPES for ds in s.constraints.values() for d in ds)} - not_arithmetic
     assert float_ops == set(FUNCTIONS) | set(KERNELS), float_ops ^ (set(FUNCTIONS) | set(KERNELS))
 

@@ -19,6 +19,7 @@ from ptonnx.errors import UnsupportedOpError
 from ptonnx.ir import Value
 from ptonnx.lifting.blockwise import lift_batched
 from ptonnx.lifting.dispatch import LIFTERS, lifts
+from ptonnx.lifting.linalg_solvers import BATCHED
 from ptonnx.lifting.tensor import constant_array
 
 #: Blockwise core ops ptonnx lifts, by class
@@ -65,13 +66,15 @@ def lift_blockwise(ctx, node):
     core = node.op.core_op
     if isinstance(core, BLOCKWISE_CORES):
         return lift_dot(ctx, node)
+    if type(core) in BATCHED:
+        return BATCHED[type(core)](ctx, node)
     try:
         return lift_batched(ctx, node)
     except UnsupportedOpError as exc:
         if exc.op is not core:
             raise
         supported = [c.__name__ for c in LIFTERS if c is not Blockwise]
-        supported += [f"Blockwise{{{c.__name__}}}" for c in BLOCKWISE_CORES] + ["Blockwise of any of them"]
+        supported += [f"Blockwise{{{c.__name__}}}" for c in (*BLOCKWISE_CORES, *BATCHED)] + ["Blockwise of any of them"]
         raise UnsupportedOpError(node.op, node.outputs[0], supported, family="PyTensor ops") from None
 
 

@@ -82,8 +82,26 @@ def _decompose(builder: Builder, node: Node, constants: dict):
     if result is None:
         return None
     results = [result] if isinstance(result, Ex) else list(result)
-    values = {old: new.cast(old.dtype).value for old, new in zip(node.outputs, results, strict=True)}
+    values = {old: _with_shape(builder, new.cast(old.dtype).value, old, node) for old, new in zip(node.outputs, results, strict=True)}
     return Replacement(values, cleans=cleans)
+
+
+def _with_shape(builder: Builder, new: Value, old: Value, node: Node) -> Value:
+    """`new`, given the sizes `old`'s type knows (a Reshape to them, free at run time) where the
+    decomposition's own type rules lost some (a Loop's results have unknown sizes): the nodes that
+    read `old` were typed with them. A symbolic size is read from an input that has it."""
+    if new.type == old.type:
+        return new
+    named = {d: (v, axis) for v in node.inputs for axis, d in enumerate(v.type.shape) if isinstance(d, str)}
+    parts = []
+    for axis, d in enumerate(old.type.shape):
+        if isinstance(d, int):
+            parts.append(Value.constant(np.asarray([d], dtype=np.int64)))
+        else:
+            source, at = named.get(d, (new, axis))
+            parts.append(builder.node("Shape", [source], {"start": at, "end": at + 1}).output)
+    shape = parts[0] if len(parts) == 1 else builder.node("Concat", parts, {"axis": 0}).output
+    return builder.node("Reshape", [new, shape]).output
 
 
 def decompose(graph: Graph) -> Counter:

@@ -54,8 +54,14 @@ FUNCTIONS = {
 }
 
 
+#: decomposed into Loops, which constant folding never evaluates (`no_fold`): a constant matrix
+#: runs the very Loop a run-time one runs, so folded and run-time numbers cannot differ
+LOOPED = frozenset(name for name, s in ptonnx.ir.all_schemas().items() if s.family == "linalg")
+
+
 def test_every_decomposed_op_is_checked():
-    assert set(FUNCTIONS) == set(DECOMPOSITIONS)
+    assert set(FUNCTIONS) == set(DECOMPOSITIONS) - LOOPED
+    assert all(ptonnx.ir.get_schema(op).has("no_fold") for op in LOOPED)
 
 
 def _operands(grids):

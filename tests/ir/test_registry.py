@@ -35,6 +35,7 @@ FAMILY_TESTS = {
     "fused": [("tests/passes/test_fuse_conv_bn_silu.py", "REACHED_BY")],
     "control": [("tests/e2e/test_scalar_loop.py", "REACHED_BY"), ("tests/e2e/test_ifelse.py", "REACHED_BY")],
     "kernel": [("tests/lowering/test_kernels.py", "COVERS")],
+    "linalg": [("tests/linalg/test_linalg.py", "REACHED_BY")],
 }
 
 

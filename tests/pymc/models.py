@@ -292,12 +292,41 @@ def bg_nbd(n: int = 100) -> pm.Model:
     return model
 
 
+def gp_marginal(n: int = 30) -> pm.Model:
+    """A Gaussian process regression (pm.gp.Marginal, ExpQuad kernel): its log-density is a
+    Cholesky factor of the n x n covariance and triangular solves against it."""
+    rng = _rng(20)
+    x = np.linspace(0.0, 10.0, n)[:, None]
+    y = np.sin(x[:, 0]) + rng.normal(scale=0.2, size=n)
+    with pm.Model() as model:
+        ell = pm.Gamma("ell", 2, 1)
+        eta = pm.HalfNormal("eta", 1)
+        sigma = pm.HalfNormal("sigma", 1)
+        gp = pm.gp.Marginal(cov_func=eta**2 * pm.gp.cov.ExpQuad(1, ell))
+        gp.marginal_likelihood("y", X=x, y=y, sigma=sigma)
+    return model
+
+
+def lkj_mvnormal(n: int = 100) -> pm.Model:
+    """Correlated 3-D observations: an LKJCholeskyCov prior on the covariance's Cholesky factor,
+    MvNormal(mu, chol) likelihood (triangular solves, and the factor's log-diagonal)."""
+    rng = _rng(21)
+    cov = np.array([[1.0, 0.5, 0.2], [0.5, 2.0, -0.3], [0.2, -0.3, 0.5]])
+    obs = rng.multivariate_normal([0.5, -1.0, 2.0], cov, size=n)
+    with pm.Model() as model:
+        chol, _, _ = pm.LKJCholeskyCov("chol", n=3, eta=2.0, sd_dist=pm.Exponential.dist(1.0), compute_corr=True)
+        mu = pm.Normal("mu", 0, 2, shape=3)
+        pm.MvNormal("obs", mu=mu, chol=chol, observed=obs)
+    return model
+
+
 MODELS = {
     f.__name__: f
     for f in (
         linear_regression, robust_regression, logistic_regression, poisson_regression, negative_binomial,
         hierarchical, eight_schools, mixture, dirichlet_categorical, ordered_logistic, time_series,
         zero_inflated, potential_lognormal, scan_custom_dist, kalman_local_trend, censored_regression, bg_nbd,
+        gp_marginal, lkj_mvnormal,
     )
 }
 

@@ -1,0 +1,69 @@
+"""Factorisations and solves: Cholesky and SolveTriangular, alone or under Blockwise.
+
+The IR ops are batched (leading axes broadcast), so `Blockwise` of them lifts to one node,
+not a Loop over the batch. PyTensor's run-time errors (a matrix that is not square, b with
+another number of rows, batch sizes that differ) become checks with its exception class.
+"""
+
+from __future__ import annotations
+
+from ptonnx.ir import Value
+from ptonnx.lifting.blockwise import _batch_shape
+from ptonnx.lifting.checks import check
+from ptonnx.lifting.dispatch import lifts
+
+try:  # PyTensor 3 moved them; 2.38 has them in slinalg
+    from pytensor.tensor.linalg import Cholesky, SolveTriangular
+except ImportError:
+    from pytensor.tensor.slinalg import Cholesky, SolveTriangular
+
+
+def _core(node):
+    """The core op (of a Blockwise, or the op itself)."""
+    return getattr(node.op, "core_op", node.op)
+
+
+def _square(ctx, a: Value, what: str) -> Value:
+    """`a`, checked square at run time where its type does not say so (PyTensor's ValueError)."""
+    rows, cols = a.shape[-2:]
+    if rows == cols and rows is not None:
+        return a
+    ok = ctx.op("Equal", ctx.dim(a, a.type.ndim - 2), ctx.dim(a, a.type.ndim - 1))
+    return check(ctx, a, [ok], f"{what}: the matrix is expected to be square", ValueError)
+
+
+def _same_batch(ctx, values: list[Value], core_ndims: list[int]) -> list[Value]:
+    """Inputs whose batch sizes may differ at run time broadcast to one batch shape, checked as
+    Blockwise checks them (only a size known to be 1 broadcasts)."""
+    own = [v.type.ndim - c for v, c in zip(values, core_ndims, strict=True)]
+    width = max(own)
+    if sum(o > 0 for o in own) < 2 or all(all(isinstance(d, int) for d in v.shape[:o]) for v, o in zip(values, own, strict=True)):
+        return values  # static batch sizes: PyTensor's type already checked them
+    padded = [[ctx.ints(1)] * (width - o) + [ctx.dim(v, k) for k in range(o)] for v, o in zip(values, own, strict=True)]
+    batch = ctx.pack(_batch_shape(ctx, padded))
+    return [ctx.op("Expand", v, ctx.op("Concat", batch, ctx.shape_of(v, o), axis=0)) for v, o in zip(values, own, strict=True)]
+
+
+@lifts(Cholesky)
+def lift_cholesky(ctx, node):
+    out = node.outputs[0]
+    a = _square(ctx, ctx.cast(ctx.value(node.inputs[0]), out.type.dtype), "Cholesky")
+    return [ctx.op("Cholesky", a, lower=bool(_core(node).lower), name=out.name)]
+
+
+@lifts(SolveTriangular)
+def lift_solve_triangular(ctx, node):
+    op, out = _core(node), node.outputs[0]
+    a, b = (ctx.cast(ctx.value(v), out.type.dtype) for v in node.inputs)
+    a = _square(ctx, a, "SolveTriangular")
+    a, b = _same_batch(ctx, [a, b], [2, op.b_ndim])
+    rows = b.type.ndim - op.b_ndim
+    if not (isinstance(a.shape[-1], int) and a.shape[-1] == b.shape[rows]):
+        ok = ctx.op("Equal", ctx.dim(a, a.type.ndim - 1), ctx.dim(b, rows))
+        b = check(ctx, b, [ok], "SolveTriangular: a and b have different numbers of rows", ValueError)
+    return [ctx.op("SolveTriangular", a, b, lower=bool(op.lower), unit_diagonal=bool(op.unit_diagonal),
+                   b_ndim=int(op.b_ndim), name=out.name)]
+
+
+#: Blockwise core ops whose IR op is batched itself: their Blockwise lifts as the op does
+BATCHED = {Cholesky: lift_cholesky, SolveTriangular: lift_solve_triangular}

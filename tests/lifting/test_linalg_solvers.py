@@ -1,0 +1,38 @@
+"""lifting/linalg_solvers.py: Cholesky and SolveTriangular, alone or under Blockwise, lift to one
+batched IR node each (no Loop over the batch), with PyTensor's run-time errors as checks only where
+the types leave them open; `interpret` (LAPACK through SciPy) against PyTensor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+
+from tests.lifting.helpers import check_lift, ops
+
+
+def _spd(n, batch=()):
+    g = np.random.default_rng(n).normal(size=batch + (n, n))
+    return g @ np.swapaxes(g, -1, -2) + np.eye(n)
+
+
+def test_blockwise_cholesky_is_one_batched_node():
+    x = pt.dtensor3("x")
+    g = check_lift([x], [pt.linalg.cholesky(x), pt.linalg.cholesky(x, lower=False)], [_spd(4, (2,))], [_spd(0, (3,))])
+    assert ops(g).count("Cholesky") == 2 and "Loop" not in ops(g)
+    assert "Check" in ops(g)  # square? (unknown sizes)
+
+
+def test_static_square_matrices_need_no_check():
+    x = pt.tensor("x", shape=(3, 3), dtype="float64")
+    g = check_lift([x], [pt.linalg.cholesky(x)], [_spd(3)])
+    assert ops(g) == ["Cholesky"]
+
+
+def test_solve_triangular_checks_rows_and_broadcasts_batches():
+    a, b, v = pt.dtensor3("a"), pt.dtensor3("b"), pt.dvector("v")
+    low = np.linalg.cholesky(_spd(3, (2,)))
+    rhs = np.arange(12.0).reshape(2, 3, 2)
+    g = check_lift([a, b, v], [pt.linalg.solve_triangular(a, b, lower=True), pt.linalg.solve_triangular(a, v, lower=True)],
+                   [low, rhs, np.array([1.0, -0.0, 2.0])])
+    assert ops(g).count("SolveTriangular") == 2
+    assert "Expand" in ops(g)  # two batched operands of unknown batch sizes: broadcast as Blockwise checks them

@@ -1,0 +1,162 @@
+"""Cholesky and SolveTriangular from PyTensor graphs against PyTensor's own evaluation (LAPACK
+through SciPy), plain and rewritten graphs, at both onnxruntime levels: sizes 0, 1, 2, 5, 50 and
+200 through one model (unknown n), batches, upper and lower, well- and ill-conditioned (~1e8)
+inputs, matrices that are not positive definite or singular (NaN, as PyTensor), NaN inputs,
+gradients, and PyTensor's errors for non-square matrices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+import scipy.linalg
+
+import ptonnx
+from ptonnx.errors import CheckFailedError
+from tests.conftest import check_like_pytensor
+
+SIZES = (0, 1, 2, 5, 50, 200)
+EPS = np.finfo(np.float64).eps
+#: c in the bound |ptonnx - LAPACK| <= c n eps ||LAPACK|| (max norm), for well-conditioned inputs;
+#: ill-conditioned solves are held to their residual instead (`residual`)
+C = 8.0
+
+REACHED_BY = {"Cholesky": ("test_cholesky_sizes_batches_and_failures", "test_cholesky_gradient"),
+              "SolveTriangular": ("test_solve_triangular_forms", "test_solve_triangular_ill_conditioned")}
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def spd(n, batch=(), cond=None, seed=0):
+    """Symmetric positive definite matrices; `cond`: with that condition number."""
+    rng = _rng(seed)
+    g = rng.normal(size=batch + (n, n))
+    if cond is None:
+        return g @ np.swapaxes(g, -1, -2) / max(n, 1) + np.eye(n)
+    q, _ = np.linalg.qr(g)
+    eig = np.logspace(0, -np.log10(cond), n) if n else np.zeros(0)
+    return (q * eig[..., None, :]) @ np.swapaxes(q, -1, -2)
+
+
+def normwise(actual, expected, context=""):
+    """NaN where LAPACK gives NaN; elsewhere within C n eps of the largest magnitude."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype, (context, actual.shape, expected.shape)
+    assert np.array_equal(np.isnan(actual), np.isnan(expected)), f"{context}: NaN in other places"
+    ok = ~np.isnan(expected)
+    if not ok.any():
+        return
+    n = max(expected.shape[-2:] + (1,)) if expected.ndim >= 2 else max(expected.shape[-1:] + (1,))
+    eps = np.finfo(expected.dtype).eps
+    scale = np.max(np.abs(expected[ok]), initial=1e-300)
+    err = np.max(np.abs(actual[ok] - expected[ok]))
+    assert err <= C * n * eps * scale, f"{context}: error {err:.3g} above {C} n eps ||x|| = {C * n * eps * scale:.3g}"
+
+
+def test_cholesky_sizes_batches_and_failures():
+    x = pt.dmatrix("x")
+    lists = [[spd(n)] for n in SIZES[1:]]
+    not_pd = spd(5)
+    not_pd[3, 3] = -1.0
+    nan_in_lower, nan_in_upper = spd(4), spd(4)
+    nan_in_lower[2, 1], nan_in_upper[1, 2] = np.nan, np.nan
+    lists += [[not_pd], [nan_in_lower], [nan_in_upper], [np.full((3, 3), np.nan)], [np.zeros((2, 2))]]
+    for lower in (True, False):
+        check_like_pytensor([x], [pt.linalg.cholesky(x, lower=lower)], [spd(0)], more_values=lists, compare=normwise)
+    xb = pt.tensor3("xb", dtype="float64")
+    batch = spd(33, (3,))
+    batch[1, 4, 4] = -5.0  # one matrix of the batch fails: only it is NaN
+    check_like_pytensor([xb], [pt.linalg.cholesky(xb)], [batch], more_values=[[spd(3, (0,))], [spd(0, (2,))]], compare=normwise)
+
+
+def test_cholesky_ill_conditioned():
+    """Condition ~1e8: L L^T reproduces the matrix to c n eps (backward stability, as LAPACK's),
+    and L is as close to LAPACK's as the condition allows."""
+    a = spd(50, cond=1e8)
+    x = pt.dmatrix("x")
+    (low,) = ptonnx.compile_function([x], [pt.linalg.cholesky(x)])(a)
+    assert np.abs(low @ low.T - a).max() <= C * 50 * EPS * np.abs(a).max()
+    expected = scipy.linalg.cholesky(a, lower=True)
+    assert np.abs(low - expected).max() <= 1e4 * C * 50 * EPS * np.abs(expected).max()
+
+
+def test_cholesky_float32_and_static_shapes():
+    x = pt.tensor("x", shape=(6, 6), dtype="float32")
+    check_like_pytensor([x], [pt.linalg.cholesky(x)], [spd(6).astype("float32")], compare=normwise)
+
+
+def test_cholesky_gradient():
+    """PyTensor's gradient graph of Cholesky (solve_triangular and triangular masks)."""
+    x = pt.dmatrix("x")
+    chol = pt.linalg.cholesky(x)
+    cost = (chol * np.arange(1.0, 26.0).reshape(5, 5)).sum()
+    check_like_pytensor([x], [cost, pytensor.grad(cost, x)], [spd(5)], compare=normwise)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("trans", [0, 1])
+@pytest.mark.parametrize("unit", [False, True])
+def test_solve_triangular_forms(lower, trans, unit):
+    a, b, v = pt.dmatrix("a"), pt.dmatrix("b"), pt.dvector("v")
+    outs = [pt.linalg.solve_triangular(a, b, lower=lower, trans=trans, unit_diagonal=unit),
+            pt.linalg.solve_triangular(a, v, lower=lower, trans=trans, unit_diagonal=unit)]
+    rng = _rng(1)
+
+    def case(n, k=3):
+        tri = np.linalg.cholesky(spd(n, seed=n))
+        noise = rng.normal(size=(n, n))
+        a = tri + np.triu(noise, 1) if lower else tri.T + np.tril(noise, -1)  # the other triangle is never read
+        return [a, rng.normal(size=(n, k)), rng.normal(size=n)]
+
+    singular = case(4)
+    singular[0][2, 2] = 0.0  # NaN unless the diagonal is taken as ones
+    check_like_pytensor([a, b, v], outs, case(0), more_values=[case(n) for n in SIZES[1:]] + [singular, case(7, 0)],
+                        compare=normwise)
+
+
+def test_solve_triangular_ill_conditioned():
+    """A triangular factor of a matrix of condition ~1e8: the residual is small (backward
+    stability), as LAPACK's is; the solution itself is as close as the condition allows."""
+    low = np.linalg.cholesky(spd(50, cond=1e8))
+    rhs = _rng(2).normal(size=(50, 2))
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    cm = ptonnx.compile_function([a, b], [pt.linalg.solve_triangular(a, b, lower=True)])
+    (x,) = cm(low, rhs)
+    expected = scipy.linalg.solve_triangular(low, rhs, lower=True)
+    residual = np.abs(low @ x - rhs).max() / (np.abs(low).max() * np.abs(x).max())
+    assert residual <= C * 50 * EPS, residual
+    assert np.abs(x - expected).max() <= 1e8 * C * 50 * EPS * np.abs(expected).max()
+
+
+def test_batched_solve_triangular_broadcasts_like_blockwise():
+    a, b = pt.tensor3("a", dtype="float64"), pt.tensor3("b", dtype="float64")
+    out = pt.linalg.solve_triangular(a, b, lower=True)
+    low = np.linalg.cholesky(spd(6, (4,)))
+    check_like_pytensor([a, b], [out], [low, _rng(3).normal(size=(4, 6, 2))], compare=normwise)
+    a1 = pt.tensor("a1", shape=(1, None, None), dtype="float64")
+    check_like_pytensor([a1, b], [pt.linalg.solve_triangular(a1, b, lower=True)], [low[:1], _rng(3).normal(size=(4, 6, 2))],
+                        compare=normwise)
+
+
+def test_non_square_and_mismatched_rows_raise_like_pytensor():
+    x = pt.dmatrix("x")
+    cm = ptonnx.compile_function([x], [pt.linalg.cholesky(x)])
+    with pytest.raises(CheckFailedError) as info:
+        cm(np.ones((2, 3)))
+    assert isinstance(info.value, ValueError)
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    cm = ptonnx.compile_function([a, b], [pt.linalg.solve_triangular(a, b, lower=True)])
+    with pytest.raises(ValueError):
+        cm(np.eye(3), np.ones((4, 1)))
+
+
+def test_every_linalg_op_is_reached_from_pytensor():
+    x, b = pt.dmatrix("x"), pt.dvector("b")
+    programs = {"Cholesky": pt.linalg.cholesky(x), "SolveTriangular": pt.linalg.solve_triangular(x, b, lower=True)}
+    for op, out in programs.items():
+        assert op in ptonnx.lift(ptonnx.api.function_graph([x, b], [out])).op_counts(), op
+    assert set(REACHED_BY) == set(programs) == {n for n, s in ptonnx.ir.all_schemas().items() if s.family == "linalg"}
+    assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)

@@ -32,6 +32,8 @@ class Decomposition:
     #: written for every float dtype: a node is decomposed in the dtype the legality table
     #: computes it in (its own, or wider), as its emitter would have been (Sigmoid in float32)
     any_float: bool = False
+    #: written for the node's own dtypes (integer bookkeeping, such as LAPACK's pivots): no widening
+    own_dtype: bool = False
 
     def compute_dtype(self, dtype: str) -> str | None:
         """The dtype a node of `dtype` is decomposed in (float64, or any float for `any_float`,
@@ -39,6 +41,8 @@ class Decomposition:
         leave it to lowering."""
         from ptonnx.legality import rule
 
+        if self.own_dtype:
+            return dtype
         compute = rule(self.op, dtype).compute or dtype
         if self.any_float:
             return compute if compute.startswith("float") else None
@@ -49,7 +53,7 @@ class Decomposition:
 DECOMPOSITIONS: dict[str, Decomposition] = {}
 
 
-def decomposes(*ops: str, widen: bool = True, any_float: bool = False):
+def decomposes(*ops: str, widen: bool = True, any_float: bool = False, own_dtype: bool = False):
     """Register `fn(node, inputs) -> Ex | [Ex] | None` as the decomposition of `ops`
     (`any_float`: written for every float dtype, see `Decomposition`)."""
 
@@ -57,7 +61,7 @@ def decomposes(*ops: str, widen: bool = True, any_float: bool = False):
         for op in ops:
             if op in DECOMPOSITIONS:
                 raise ValueError(f"{op} already has a decomposition ({DECOMPOSITIONS[op].fn.__qualname__})")
-            DECOMPOSITIONS[op] = Decomposition(op, fn, widen and not any_float, any_float)
+            DECOMPOSITIONS[op] = Decomposition(op, fn, widen and not any_float and not own_dtype, any_float, own_dtype)
         return fn
 
     return decorate

@@ -1,4 +1,6 @@
-"""Factorisations and solves: Cholesky and SolveTriangular, alone or under Blockwise.
+"""Factorisations and solves (Cholesky, SolveTriangular, Solve, CholeskySolve, LUFactor,
+PivotToPermutations) and functions of matrices (Det, SLogDet, MatrixInverse), alone or under
+Blockwise.
 
 The IR ops are batched (leading axes broadcast), so `Blockwise` of them lifts to one node,
 not a Loop over the batch. PyTensor's run-time errors (a matrix that is not square, b with
@@ -12,10 +14,21 @@ from ptonnx.lifting.blockwise import _batch_shape
 from ptonnx.lifting.checks import check
 from ptonnx.lifting.dispatch import lifts
 
-try:  # PyTensor 3 moved them; 2.38 has them in slinalg
-    from pytensor.tensor.linalg import Cholesky, SolveTriangular
+try:  # PyTensor 3 moved them; 2.38 has them in slinalg and nlinalg
+    from pytensor.tensor.linalg import (
+        Cholesky,
+        CholeskySolve,
+        Det,
+        LUFactor,
+        MatrixInverse,
+        PivotToPermutations,
+        SLogDet,
+        Solve,
+        SolveTriangular,
+    )
 except ImportError:
-    from pytensor.tensor.slinalg import Cholesky, SolveTriangular
+    from pytensor.tensor.nlinalg import Det, MatrixInverse, SLogDet
+    from pytensor.tensor.slinalg import Cholesky, CholeskySolve, LUFactor, PivotToPermutations, Solve, SolveTriangular
 
 
 def _core(node):
@@ -54,16 +67,72 @@ def lift_cholesky(ctx, node):
 @lifts(SolveTriangular)
 def lift_solve_triangular(ctx, node):
     op, out = _core(node), node.outputs[0]
-    a, b = (ctx.cast(ctx.value(v), out.type.dtype) for v in node.inputs)
-    a = _square(ctx, a, "SolveTriangular")
-    a, b = _same_batch(ctx, [a, b], [2, op.b_ndim])
-    rows = b.type.ndim - op.b_ndim
-    if not (isinstance(a.shape[-1], int) and a.shape[-1] == b.shape[rows]):
-        ok = ctx.op("Equal", ctx.dim(a, a.type.ndim - 1), ctx.dim(b, rows))
-        b = check(ctx, b, [ok], "SolveTriangular: a and b have different numbers of rows", ValueError)
+    a, b = _matrix_and_rhs(ctx, node, "SolveTriangular")
     return [ctx.op("SolveTriangular", a, b, lower=bool(op.lower), unit_diagonal=bool(op.unit_diagonal),
                    b_ndim=int(op.b_ndim), name=out.name)]
 
 
+def _matrix_and_rhs(ctx, node, what: str) -> tuple[Value, Value]:
+    """a and b in the output's dtype: a square, batches broadcast, b with a's number of rows."""
+    op, out = _core(node), node.outputs[0]
+    a, b = (ctx.cast(ctx.value(v), out.type.dtype) for v in node.inputs)
+    a = _square(ctx, a, what)
+    a, b = _same_batch(ctx, [a, b], [2, op.b_ndim])
+    rows = b.type.ndim - op.b_ndim
+    if not (isinstance(a.shape[-1], int) and a.shape[-1] == b.shape[rows]):
+        ok = ctx.op("Equal", ctx.dim(a, a.type.ndim - 1), ctx.dim(b, rows))
+        b = check(ctx, b, [ok], f"{what}: a and b have different numbers of rows", ValueError)
+    return a, b
+
+
+@lifts(Solve)
+def lift_solve(ctx, node):
+    op, out = _core(node), node.outputs[0]
+    a, b = _matrix_and_rhs(ctx, node, "Solve")
+    return [ctx.op("Solve", a, b, assume_a=str(op.assume_a), lower=bool(op.lower), b_ndim=int(op.b_ndim), name=out.name)]
+
+
+@lifts(CholeskySolve)
+def lift_cho_solve(ctx, node):
+    """scipy's cho_solve (LAPACK potrs): two triangular solves with the factor c."""
+    op, out = _core(node), node.outputs[0]
+    c, b = _matrix_and_rhs(ctx, node, "CholeskySolve")
+    flip = ctx.op("Transpose", c, perm=(*range(c.type.ndim - 2), c.type.ndim - 1, c.type.ndim - 2))
+    first, second = (c, flip) if op.lower else (flip, c)
+    y = ctx.op("SolveTriangular", first, b, lower=True, b_ndim=int(op.b_ndim))
+    return [ctx.op("SolveTriangular", second, y, lower=False, b_ndim=int(op.b_ndim), name=out.name)]
+
+
+@lifts(LUFactor)
+def lift_lu_factor(ctx, node):
+    lu_var, pivots_var = node.outputs
+    a = _square(ctx, ctx.cast(ctx.value(node.inputs[0]), lu_var.type.dtype), "LUFactor")
+    lu, pivots = ctx.builder.node("LUFactor", [a]).outputs
+    return [lu, ctx.cast(pivots, pivots_var.type.dtype)]
+
+
+@lifts(PivotToPermutations)
+def lift_pivot_to_permutations(ctx, node):
+    pivots = ctx.cast(ctx.value(node.inputs[0]), "int64")
+    out = ctx.op("PivotToPermutations", pivots, inverse=bool(_core(node).inverse))
+    return [ctx.cast(out, node.outputs[0].type.dtype)]
+
+
+def _unary_matrix(ir_op: str):
+    def lift(ctx, node):
+        dtype = node.outputs[0].type.dtype
+        a = _square(ctx, ctx.cast(ctx.value(node.inputs[0]), dtype), ir_op)
+        return list(ctx.builder.node(ir_op, [a]).outputs)
+
+    lift.__name__ = f"lift_{ir_op.lower()}"
+    return lift
+
+
+for _op, _name in ((Det, "Det"), (SLogDet, "SLogDet"), (MatrixInverse, "MatrixInverse")):
+    lifts(_op)(_unary_matrix(_name))
+
+
 #: Blockwise core ops whose IR op is batched itself: their Blockwise lifts as the op does
-BATCHED = {Cholesky: lift_cholesky, SolveTriangular: lift_solve_triangular}
+BATCHED = {Cholesky: lift_cholesky, SolveTriangular: lift_solve_triangular, Solve: lift_solve, CholeskySolve: lift_cho_solve,
+           LUFactor: lift_lu_factor, PivotToPermutations: lift_pivot_to_permutations, Det: _unary_matrix("Det"),
+           SLogDet: _unary_matrix("SLogDet"), MatrixInverse: _unary_matrix("MatrixInverse")}

@@ -23,7 +23,13 @@ EPS = np.finfo(np.float64).eps
 C = 8.0
 
 REACHED_BY = {"Cholesky": ("test_cholesky_sizes_batches_and_failures", "test_cholesky_gradient"),
-              "SolveTriangular": ("test_solve_triangular_forms", "test_solve_triangular_ill_conditioned")}
+              "SolveTriangular": ("test_solve_triangular_forms", "test_solve_triangular_ill_conditioned"),
+              "Solve": ("test_solve_det_inverse", "test_solve_symmetric_and_positive_definite"),
+              "Det": ("test_solve_det_inverse", "test_det_slogdet_solve_gradients"),
+              "MatrixInverse": ("test_solve_det_inverse",),
+              "LUFactor": ("test_lu_factor_and_lu_solve",),
+              "PivotToPermutations": ("test_lu_factor_and_lu_solve",),
+              "SLogDet": ("test_slogdet_op",)}
 
 
 def _rng(seed=0):
@@ -41,15 +47,24 @@ def spd(n, batch=(), cond=None, seed=0):
     return (q * eig[..., None, :]) @ np.swapaxes(q, -1, -2)
 
 
-def normwise(actual, expected, context=""):
-    """NaN where LAPACK gives NaN; elsewhere within C n eps of the largest magnitude."""
+def normwise(actual, expected, context="", n=None):
+    """NaN where LAPACK gives NaN; elsewhere within C n eps of the largest magnitude (n: the
+    matrices' size; by default the output's last axis)."""
     actual, expected = np.asarray(actual), np.asarray(expected)
     assert actual.shape == expected.shape and actual.dtype == expected.dtype, (context, actual.shape, expected.shape)
+    if expected.dtype.kind in "iub":  # pivots, permutations: exact
+        assert np.array_equal(actual, expected), context
+        return
     assert np.array_equal(np.isnan(actual), np.isnan(expected)), f"{context}: NaN in other places"
     ok = ~np.isnan(expected)
     if not ok.any():
         return
-    n = max(expected.shape[-2:] + (1,)) if expected.ndim >= 2 else max(expected.shape[-1:] + (1,))
+    assert np.array_equal(np.isinf(actual), np.isinf(expected)) and np.array_equal(actual[np.isinf(actual)], expected[np.isinf(expected)]), \
+        f"{context}: infinities differ"
+    ok &= ~np.isinf(expected)
+    if not ok.any():
+        return
+    n = n or (max(expected.shape[-2:] + (1,)) if expected.ndim >= 2 else max(expected.shape[-1:] + (1,)))
     eps = np.finfo(expected.dtype).eps
     scale = np.max(np.abs(expected[ok]), initial=1e-300)
     err = np.max(np.abs(actual[ok] - expected[ok]))
@@ -155,8 +170,94 @@ def test_non_square_and_mismatched_rows_raise_like_pytensor():
 
 def test_every_linalg_op_is_reached_from_pytensor():
     x, b = pt.dmatrix("x"), pt.dvector("b")
-    programs = {"Cholesky": pt.linalg.cholesky(x), "SolveTriangular": pt.linalg.solve_triangular(x, b, lower=True)}
+    programs = {"Cholesky": pt.linalg.cholesky(x), "SolveTriangular": pt.linalg.solve_triangular(x, b, lower=True),
+                "Solve": pt.linalg.solve(x, b), "Det": pt.linalg.det(x), "MatrixInverse": pt.linalg.inv(x),
+                "LUFactor": pt.linalg.lu_factor(x)[0], "PivotToPermutations": pt.linalg.lu_solve(pt.linalg.lu_factor(x), b),
+                "SLogDet": _slogdet_op(x)[1]}
     for op, out in programs.items():
         assert op in ptonnx.lift(ptonnx.api.function_graph([x, b], [out])).op_counts(), op
     assert set(REACHED_BY) == set(programs) == {n for n, s in ptonnx.ir.all_schemas().items() if s.family == "linalg"}
     assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)
+
+
+def _slogdet_op(x):
+    """PyTensor's SLogDet op itself (pt.linalg.slogdet builds sign and log|det| from Det)."""
+    try:
+        from pytensor.tensor.linalg import SLogDet
+    except ImportError:
+        from pytensor.tensor.nlinalg import SLogDet
+    return SLogDet()(x)
+
+
+def _general(n, seed=0):
+    """A well-conditioned general matrix."""
+    return _rng(seed).normal(size=(n, n)) / np.sqrt(max(n, 1)) + 2 * np.eye(n)
+
+
+def _compare_for(values):
+    n = max(values[0].shape[-1], 1)
+    return lambda actual, expected, context: normwise(actual, expected, context, n=n)
+
+
+def test_solve_det_inverse():
+    """LU with partial pivoting: sizes through one model, a singular matrix (Solve NaN, Det 0, inv
+    raises LinAlgError as PyTensor), batches."""
+    x, b, v = pt.dmatrix("x"), pt.dmatrix("b"), pt.dvector("v")
+    rng = _rng(4)
+    lists = [[_general(n, n), rng.normal(size=(n, 2)), rng.normal(size=n)] for n in SIZES]
+    outs = [pt.linalg.det(x), pt.linalg.solve(x, b), pt.linalg.solve(x, v), pt.linalg.inv(x)]
+    check_like_pytensor([x, b, v], outs, lists[0], more_values=lists[1:], compare_for=_compare_for)
+    singular = _general(5)
+    singular[:, 2] = 0.0
+    # b square: where scipy raises LinAlgError PyTensor gives NaN of a's shape, not b's (ptonnx: b's)
+    check_like_pytensor([x, b], [pt.linalg.det(x), pt.linalg.solve(x, b)], [singular, rng.normal(size=(5, 5))], compare_for=_compare_for)
+    (nan,) = ptonnx.compile_function([x, b], [pt.linalg.solve(x, b)])(singular, rng.normal(size=(5, 2)))
+    assert nan.shape == (5, 2) and np.isnan(nan).all()
+    error = check_like_pytensor([x], [pt.linalg.inv(x)], [singular])
+    assert isinstance(error, np.linalg.LinAlgError)
+    xb, bb = pt.dtensor3("xb"), pt.dtensor3("bb")
+    batch = np.stack([_general(6, k) for k in range(3)])
+    batch[1, :, 3] = 0.0  # one singular matrix: only its solution is NaN, its determinant 0
+    check_like_pytensor([xb, bb], [pt.linalg.det(xb), pt.linalg.solve(xb, bb)], [batch, rng.normal(size=(3, 6, 6))],
+                        more_values=[[batch[:0], rng.normal(size=(0, 6, 6))]], compare_for=_compare_for)
+
+
+def test_solve_symmetric_and_positive_definite():
+    """assume_a sym and pos read one triangle (the other may hold anything); pos of a matrix that is
+    not positive definite is NaN, as PyTensor."""
+    x, b = pt.dmatrix("x"), pt.dmatrix("b")
+    a = spd(6)
+    a_lower, a_upper = np.tril(a) + np.triu(np.full((6, 6), 7.5), 1), np.triu(a) + np.tril(np.full((6, 6), -3.0), -1)
+    not_pd = spd(6)
+    not_pd[4, 4] = -2.0
+    rhs = _rng(5).normal(size=(6, 6))  # square: see test_solve_det_inverse on PyTensor's NaN of a's shape
+    for kind in ("sym", "pos"):
+        outs = [pt.linalg.solve(x, b, assume_a=kind, lower=True)]
+        check_like_pytensor([x, b], outs, [a_lower, rhs], more_values=[[not_pd, rhs], [spd(40), _rng(6).normal(size=(40, 40))]],
+                            compare_for=_compare_for)
+        check_like_pytensor([x, b], [pt.linalg.solve(x, b, assume_a=kind)], [a_upper, rhs], compare_for=_compare_for)
+
+
+def test_lu_factor_and_lu_solve():
+    x, b = pt.dmatrix("x"), pt.dmatrix("b")
+    lu_and_pivots = pt.linalg.lu_factor(x)
+    outs = [*lu_and_pivots, pt.linalg.lu_solve(lu_and_pivots, b)]
+    check_like_pytensor([x, b], outs, [_general(5), _rng(7).normal(size=(5, 2))],
+                        more_values=[[_general(n, n), _rng(n).normal(size=(n, 2))] for n in (1, 50)], compare_for=_compare_for)
+
+
+def test_slogdet_op():
+    x = pt.dmatrix("x")
+    singular = _general(4)
+    singular[1] = 0.0
+    negative = _general(5)
+    negative[[0, 1]] = negative[[1, 0]]
+    huge = _general(200) * 1e3  # |det| overflows float64: log|det| does not
+    check_like_pytensor([x], list(_slogdet_op(x)), [negative], more_values=[[singular], [huge], [_general(0)]], compare_for=_compare_for)
+
+
+def test_det_slogdet_solve_gradients():
+    """PyTensor's gradient graphs of det, solve and cho_solve (they use solve and inv themselves)."""
+    x, v = pt.dmatrix("x"), pt.dvector("v")
+    cost = pt.log(pt.abs(pt.linalg.det(x))) + pt.linalg.solve(x, v).sum() + pt.linalg.inv(x)[0, 1]
+    check_like_pytensor([x, v], [cost, *pytensor.grad(cost, [x, v])], [_general(5), _rng(8).normal(size=5)], compare_for=_compare_for)

@@ -1,7 +1,8 @@
-"""Cholesky and SolveTriangular built by hand (no PyTensor), decomposed into Loops over MatMul,
-lowered and run at both onnxruntime levels against `interpret` (LAPACK through SciPy): one
-model for every size (0, 1, block edges 31-33, 100), batches (empty ones too), failures (NaN
-where LAPACK refuses), NaN inputs, and an unread triangle full of NaN."""
+"""The linear-algebra ops built by hand (no PyTensor), decomposed into Loops over MatMul,
+lowered and run at both onnxruntime levels against `interpret` (LAPACK through SciPy, NumPy):
+one model for every size (0, 1, block edges 31-33, 100), batches (empty ones too), failures
+(NaN where LAPACK refuses, LinAlgError where NumPy raises), NaN inputs, and an unread triangle
+full of NaN."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from tests.lowering.harness import compiled, one_node
 
 pytestmark = pytest.mark.one_environment  # hand-built IR: no PyTensor involved
 
-COVERS = frozenset({"Cholesky", "SolveTriangular"})
+COVERS = frozenset({"Cholesky", "SolveTriangular", "LUFactor", "Det", "SLogDet", "MatrixInverse", "Solve",
+                    "PivotToPermutations"})
 
 
 def _spd(n, batch=(), seed=0):
@@ -63,3 +65,61 @@ def test_solve_triangular(lower, unit):
     zero = zero if lower else zero.T
     zero[2, 2] = 0.0
     matrix.check(zero, rng.normal(size=(4, 3)), compare=_close)
+
+
+def _general(n, batch=(), seed=0):
+    return np.random.default_rng(seed).normal(size=batch + (n, n)) / np.sqrt(max(n, 1)) + 2 * np.eye(n)
+
+
+def _close_n(n):
+    def compare(actual, expected, context=""):
+        assert actual.shape == expected.shape, context
+        assert np.array_equal(np.isnan(actual), np.isnan(expected)), context
+        if expected.dtype.kind in "iu":
+            assert np.array_equal(actual, expected), context
+            return
+        finite = np.isfinite(expected)
+        assert np.array_equal(actual[~finite & ~np.isnan(expected)], expected[~finite & ~np.isnan(expected)]), context
+        scale = np.max(np.abs(expected[finite]), initial=1.0)
+        assert np.max(np.abs(actual[finite] - expected[finite]), initial=0.0) <= 8 * max(n, 1) * 2.2e-16 * scale, context
+
+    return compare
+
+
+@pytest.mark.parametrize("op", ["LUFactor", "Det", "SLogDet", "MatrixInverse"])
+def test_lu_and_functions_of_it(op):
+    case = compiled(one_node(op, [T("float64", (None, None))], {}))
+    for n in (0, 1, 2, 5, 33, 70):
+        case.check(_general(n, seed=n), compare=_close_n(n), context=f"{op} {n}")
+    singular = _general(5)
+    singular[:, 2] = 0.0
+    if op == "MatrixInverse":
+        case.check_fails(singular, exception=np.linalg.LinAlgError, match="Singular matrix")
+    else:
+        for a in (singular, np.zeros((3, 3))):
+            case.check(a, compare=_close_n(5))
+    batched = compiled(one_node(op, [T("float64", ("b", None, None))], {}))
+    for a in (_general(6, (3,)), _general(4, (0,)), _general(0, (2,))):
+        batched.check(a, compare=_close_n(6))
+
+
+@pytest.mark.parametrize("kind", ["gen", "sym", "pos"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_solve(kind, lower):
+    rng = np.random.default_rng(2)
+    case = compiled(one_node("Solve", [T("float64", (None, None)), T("float64", (None, 2))],
+                             {"assume_a": kind, "lower": lower, "b_ndim": 2}))
+    for n in (0, 1, 4, 40):
+        a = _general(n, seed=n)
+        a = a @ a.T if kind != "gen" else a
+        case.check(a, rng.normal(size=(n, 2)), compare=_close_n(n), context=f"{kind} {n}")
+    case.check(np.zeros((3, 3)), rng.normal(size=(3, 2)), compare=_close_n(3))  # singular: NaN
+
+
+@pytest.mark.parametrize("inverse", [True, False])
+def test_pivot_to_permutations(inverse):
+    case = compiled(one_node("PivotToPermutations", [T("int64", (None,))], {"inverse": inverse}))
+    for pivots in ([2, 2, 3, 3], [0], [], [4, 1, 4, 3, 4]):
+        case.check(np.array(pivots, dtype=np.int64), compare=_close_n(1))
+    batched = compiled(one_node("PivotToPermutations", [T("int64", (2, None))], {"inverse": inverse}))
+    batched.check(np.array([[1, 1, 2], [2, 2, 2]], dtype=np.int64), compare=_close_n(1))

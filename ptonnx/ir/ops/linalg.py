@@ -105,3 +105,134 @@ define("SolveTriangular", inputs=("a: T", "b: T"), outputs=("out: T",), dtypes={
        attributes={"lower": (bool, REQUIRED), "unit_diagonal": (bool, False), "b_ndim": (int, REQUIRED)},
        traits=("no_fold",), family="linalg",
        doc="x with a @ x = b, a triangular (its lower or upper triangle read); NaN where a has a zero on its diagonal")
+
+
+# -- LU and what is computed from it -----------------------------------------------------
+
+
+def _lu_factor_rule(types, a):
+    (x,) = types
+    n = _square("LUFactor", x)
+    return [TensorType(x.dtype, x.shape[:-2] + (n, n)), TensorType("int64", x.shape[:-2] + (n,))]
+
+
+def _lu_factor_one(x):
+    """PyTensor's LUFactor.perform: LAPACK getrf; LU all NaN where a pivot is exactly zero."""
+    from scipy.linalg import get_lapack_funcs
+
+    if x.size == 0:
+        return np.zeros(x.shape, x.dtype), np.zeros(0, np.int64)
+    (getrf,) = get_lapack_funcs(("getrf",), (x,))
+    lu, piv, info = getrf(x, overwrite_a=False)
+    if info != 0:
+        lu[...] = np.nan
+    return lu, piv.astype(np.int64)
+
+
+def _lu_factor(x):
+    lus = _batched(lambda m: _lu_factor_one(m)[0], x, core=(2,)).astype(x.dtype, copy=False)
+    pivots = _batched(lambda m: _lu_factor_one(m)[1], x, core=(2,)).astype(np.int64, copy=False)
+    return lus, pivots
+
+
+def _pivots_rule(types, a):
+    return [TensorType("int64", types[0].shape)]
+
+
+def _pivot_to_permutation_one(pivots, inverse: bool):
+    """PyTensor's PivotToPermutations.perform: LAPACK's row swaps applied in order."""
+    order = np.arange(len(pivots), dtype=np.int64)
+    for i, p in enumerate(pivots):
+        order[i], order[p] = order[p], order[i]
+    return order if inverse else np.argsort(order)
+
+
+def _pivot_to_permutation(pivots, inverse):
+    return _batched(lambda p: _pivot_to_permutation_one(p, inverse), pivots, core=(1,)).astype(np.int64, copy=False)
+
+
+def _solve_rule(types, a):
+    x, b = types
+    _need(a["assume_a"] in SOLVE_KINDS, "Solve", lambda: f"assume_a must be one of {sorted(SOLVE_KINDS)}, got {a['assume_a']!r}")
+    return _solve_triangular_rule(types, {"b_ndim": a["b_ndim"]})
+
+
+#: what `Solve` takes for assume_a: LU with partial pivoting for all but "pos" (Cholesky)
+SOLVE_KINDS = frozenset({"gen", "sym", "her", "pos", "tridiagonal"})
+
+
+def _solve_one(x, b, assume_a: str, lower: bool):
+    """PyTensor's Solve.perform (scipy.linalg.solve), NaN where it raises LinAlgError (PyTensor
+    gives NaN of a's shape there, which is b's only when b is square: ptonnx keeps b's)."""
+    import warnings
+
+    import scipy.linalg
+
+    if b.size == 0 or x.size == 0:
+        return np.zeros(b.shape, b.dtype)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LinAlgWarning: ill-conditioned, solved all the same
+            return scipy.linalg.solve(x, b, lower=lower, assume_a=assume_a, check_finite=False)
+    except np.linalg.LinAlgError:
+        return np.full(b.shape, np.nan, b.dtype)
+
+
+def _solve(x, b, assume_a, lower, b_ndim):
+    dtype = promote(x.dtype.name, b.dtype.name)
+    x, b = x.astype(dtype, copy=False), b.astype(dtype, copy=False)
+    return _batched(lambda m, v: _solve_one(m, v, assume_a, lower), x, b, core=(2, b_ndim)).astype(dtype, copy=False)
+
+
+def _det_rule(types, a):
+    (x,) = types
+    _square("Det", x)
+    return [TensorType(x.dtype, x.shape[:-2])]
+
+
+def _slogdet_rule(types, a):
+    (x,) = types
+    _square("SLogDet", x)
+    return [TensorType(x.dtype, x.shape[:-2])] * 2
+
+
+def _inverse_rule(types, a):
+    (x,) = types
+    n = _square("MatrixInverse", x)
+    return [TensorType(x.dtype, x.shape[:-2] + (n, n))]
+
+
+def _slogdet(x):
+    with np.errstate(all="ignore"):
+        sign, logdet = np.linalg.slogdet(x)
+    return sign.astype(x.dtype), logdet.astype(x.dtype)
+
+
+def _inverse(x):
+    from ptonnx.errors import CheckFailedError
+
+    try:
+        return np.linalg.inv(x).astype(x.dtype, copy=False)
+    except np.linalg.LinAlgError as exc:  # PyTensor raises it; so does the model (a Check)
+        raise CheckFailedError(str(exc)) from exc
+
+
+define("LUFactor", inputs=("a: T",), outputs=("lu: T", "pivots: int64"), dtypes={"T": FLOAT_DTYPES}, type_rule=_lu_factor_rule,
+       semantics=_lu_factor, traits=("no_fold",), family="linalg",
+       doc="LAPACK getrf: L (unit, below) and U packed, and the row swapped with each row in turn; LU all NaN where singular")
+define("PivotToPermutations", inputs=("pivots: int64",), outputs=("out: int64",), dtypes={}, type_rule=_pivots_rule,
+       semantics=_pivot_to_permutation, attributes={"inverse": (bool, True)}, traits=("no_fold",), family="linalg",
+       doc="LAPACK's row swaps applied in order: the row order (inverse) or its inverse permutation")
+define("Solve", inputs=("a: T", "b: T"), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_solve_rule,
+       semantics=_solve, attributes={"assume_a": (str, "gen"), "lower": (bool, False), "b_ndim": (int, REQUIRED)},
+       traits=("no_fold",), family="linalg",
+       doc="x with a @ x = b (scipy.linalg.solve); NaN where a is singular (or, for pos, not positive definite)")
+define("Det", inputs=("a: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_det_rule,
+       semantics=lambda x: np.asarray(np.linalg.det(x), x.dtype), traits=("no_fold",), family="linalg",
+       doc="the determinant (NumPy's: the product of LU's diagonal, signed by the row swaps)")
+define("SLogDet", inputs=("a: T",), outputs=("sign: T", "logabsdet: T"), dtypes={"T": FLOAT_DTYPES}, type_rule=_slogdet_rule,
+       semantics=_slogdet, traits=("no_fold",), family="linalg",
+       doc="sign and log|det| (NumPy's: 0 and -inf for a singular matrix)")
+define("MatrixInverse", inputs=("a: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_inverse_rule,
+       semantics=_inverse, traits=("no_fold",), family="linalg",
+       doc="the inverse (NumPy's inv); a singular matrix raises LinAlgError, as in PyTensor")

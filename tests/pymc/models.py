@@ -320,13 +320,44 @@ def lkj_mvnormal(n: int = 100) -> pm.Model:
     return model
 
 
+def kalman_bivariate(n: int = 25) -> pm.Model:
+    """Two observed series of a 2-state AR model: the Kalman filter as a scan whose steps solve with
+    the 2 x 2 innovation covariance F (the gain and v' F^-1 v) and take log det F, as state-space
+    packages write it."""
+    rng = _rng(22)
+    T = np.array([[0.9, 0.05], [0.0, 0.8]])
+    Z = np.array([[1.0, 0.0], [0.5, 1.0]])
+    state, ys = np.zeros(2), []
+    for _ in range(n):
+        state = T @ state + rng.normal(scale=[0.3, 0.2])
+        ys.append(Z @ state + rng.normal(scale=0.4, size=2))
+    with pm.Model() as model:
+        sigma_state = pm.HalfNormal("sigma_state", 1, shape=2)
+        sigma_obs = pm.HalfNormal("sigma_obs", 1)
+        Q = pt.diag(sigma_state**2)
+        H = pt.eye(2) * sigma_obs**2
+
+        def step(y, m, P, Q_, H_):
+            m_pred, P_pred = pt.dot(T, m), pt.dot(pt.dot(T, P), T.T) + Q_
+            F = pt.dot(pt.dot(Z, P_pred), Z.T) + H_
+            v = y - pt.dot(Z, m_pred)
+            gain = pt.linalg.solve(F, pt.dot(Z, P_pred), assume_a="pos").T  # P Z' F^-1 (F symmetric)
+            ll = -0.5 * (2 * np.log(2 * np.pi) + pt.log(pt.linalg.det(F)) + pt.dot(v, pt.linalg.solve(F, v)))
+            return m_pred + pt.dot(gain, v), P_pred - pt.dot(gain, pt.dot(Z, P_pred)), ll
+
+        (_, _, lls) = pytensor.scan(step, sequences=[pt.as_tensor(np.array(ys))], outputs_info=[pt.zeros(2), pt.eye(2), None],
+                                    non_sequences=[Q, H], return_updates=False)
+        pm.Potential("kalman_loglik", lls.sum())
+    return model
+
+
 MODELS = {
     f.__name__: f
     for f in (
         linear_regression, robust_regression, logistic_regression, poisson_regression, negative_binomial,
         hierarchical, eight_schools, mixture, dirichlet_categorical, ordered_logistic, time_series,
         zero_inflated, potential_lognormal, scan_custom_dist, kalman_local_trend, censored_regression, bg_nbd,
-        gp_marginal, lkj_mvnormal,
+        gp_marginal, lkj_mvnormal, kalman_bivariate,
     )
 }
 

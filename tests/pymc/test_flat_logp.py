@@ -18,7 +18,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 #: models whose log-density has an op with an inner graph (a Scan; AllocDiag, an OpFromGraph, in
 #: the GP's and the MvNormal's): the batched form refuses them
-INNER_GRAPHS = {"scan_custom_dist", "kalman_local_trend", "gp_marginal", "lkj_mvnormal"}
+INNER_GRAPHS = {"scan_custom_dist", "kalman_local_trend", "gp_marginal", "lkj_mvnormal", "kalman_bivariate"}
 
 #: the unbatched form is the model's logp-and-gradient graph (which tests/pymc/test_models.py runs
 #: for every model) behind a flat layout: these cover the layouts (vectors, a simplex, ordered and

@@ -90,7 +90,11 @@ def erfc(x: Ex) -> Ex:
 
 
 def erfcx(x: Ex) -> Ex:
-    return where(x >= 1.0, erfcx_large(x), exp_square(x, 1.0) * erfc(x))
+    """erfcx_large once, of |x|: for x <= -1 erfc(x) = 2 - exp(-x**2) erfcx(|x|)."""
+    a = abs(x)
+    large = erfcx_large(a)
+    below = where(a < 1.0, 1.0 - erf_small(x), 2.0 - exp_square(a, -1.0) * large)  # erfc(x), x < 1
+    return where(x >= 1.0, large, exp_square(x, 1.0) * below)
 
 
 #: onnxruntime's Erf below float64 (within 2 ulp, lowering/exp_log.py); Cephes' in float64, which it lacks

@@ -183,13 +183,22 @@ def gamma_factors(x: Ex) -> tuple[Ex, Ex]:
     whole = x.op("Pow", x - 0.5) / e * series
     half = x.op("Pow", x * 0.5 - 0.25)
     u_down, z = _down_product(x)
-    down = z * exp(_lgamma_2_3(u_down))
     below_one = x < 1.0
-    up = exp(_lgamma_2_3(x + where(below_one, 2.0, 1.0, like=x))) / (x * where(below_one, x + 1.0, 1.0))
+    # one rational lgamma(u), u in [2, 3): moved down from x >= 2, or up from x < 2
+    u = where(x >= 2.0, u_down, x + where(below_one, 2.0, 1.0, like=x))
+    gamma_u = exp(_lgamma_2_3(u))
+    down = z * gamma_u
+    up = gamma_u / (x * where(below_one, x + 1.0, 1.0))
     split = x > POW_SPLIT_ABOVE
     a = where(split, half, where(x >= STIRLING_FROM, whole, where(x >= 2.0, down, up)))
     b = where(split, half / e * series, 1.0)
     return a, b
+
+
+def gamma_positive(x: Ex) -> Ex:
+    """Gamma(x) for x >= 0 (inf at +0, -inf at -0.0, as `gamma`), without the reflection."""
+    a, b = gamma_factors(x)
+    return where(x < TINY, 1.0 / x, where(x > MAX_GAMMA, math.inf, a * b))
 
 
 def gamma(x: Ex) -> Ex:

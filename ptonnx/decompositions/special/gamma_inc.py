@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 
+
 from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, polyval, select, sqrt, where
 from ptonnx.decompositions.registry import binary, decomposes
 from ptonnx.decompositions.special.gamma import LGAMMA_ABOUT_TWO, _stirling_series, lgamma_positive
@@ -103,10 +104,10 @@ def q_series_sum(a: Ex, x: Ex) -> Ex:
     return total
 
 
-def upper_series(a: Ex, x: Ex) -> Ex:
+def upper_series(a: Ex, x: Ex, q_sum: Ex | None = None) -> Ex:
     """Q for small x and a: -expm1(a log x - lgamma(1 + a)) - a x**a / Gamma(1 + a) sum_n (-x)**n / (n! (a + n))."""
     y = a * log(x) - lgamma1p(a)
-    return -expm1(y) - exp(y) * a * q_series_sum(a, x)
+    return -expm1(y) - exp(y) * a * (q_series_sum(a, x) if q_sum is None else q_sum)
 
 
 def _regions(a: Ex, x: Ex, t: Ex) -> tuple[Ex, Ex, Ex]:
@@ -145,14 +146,15 @@ def log_tails(a: Ex, x: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex, Ex]:
             where(small_is_p, small, 1.0 - small), where(small_is_p, 1.0 - small, small))
 
 
-def incomplete_gamma(a: Ex, x: Ex) -> tuple[Ex, Ex]:
-    """(P(a, x), Q(a, x)) with SciPy's special values."""
+def incomplete_gamma(a: Ex, x: Ex, sums: tuple[Ex, Ex, Ex] | None = None) -> tuple[Ex, Ex]:
+    """(P(a, x), Q(a, x)) with SciPy's special values; `sums`: `looped_sums`' (else unrolled)."""
     t, phi, a_phi = exponent(a, x)
     over_gamma1, over_gamma = prefactors(a, x, a_phi)
     temme, q_series, p_series = _regions(a, x, t)
-    p_small = over_gamma1 * lower_series(a, x)
-    q_small = where(over_gamma.eq(0.0), 0.0, over_gamma / continued_fraction(a, x))
-    q_low_x = upper_series(a, x)
+    series, fraction, q_sum = sums or (lower_series(a, x), continued_fraction(a, x), q_series_sum(a, x))
+    p_small = over_gamma1 * series
+    q_small = where(over_gamma.eq(0.0), 0.0, over_gamma / fraction)
+    q_low_x = upper_series(a, x, q_sum)
     temme_small = temme_smaller(a, t, phi, a_phi)
     temme_p = t < 0.0
     p = select((temme & temme_p, temme_small), (temme, 1.0 - temme_small), (q_series, 1.0 - q_low_x),

@@ -16,6 +16,12 @@ Q = 1e-419. So, by gamma_inc.py's regions:
 
 At x = 0 or inf, a = 0 or inf, and outside the domain, the products of P and Q with Gamma(a),
 as PyTensor (GammaU(0, x) = 0 inf = NaN).
+
+Node count: the three sums (P's series, the continued fraction, Q's series) are computed once
+each, unrolled (as one Loop they are 764 nodes instead of 1,422, but every trip runs every body
+node: slower at run time, and a Loop neither folds nor compiles on IREE); Gamma(a) is computed
+once, without the reflection (`gamma_positive`), and lgamma(a) from the lgamma(1 + a) the
+prefactors need.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import math
 from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, polyval, select, where
 from ptonnx.decompositions.registry import binary, decomposes
 from ptonnx.decompositions.special.beta import SPLIT_BELOW, _split
-from ptonnx.decompositions.special.gamma import LGAMMA_ABOUT_TWO, gamma, lgamma_positive
+from ptonnx.decompositions.special.gamma import LGAMMA_ABOUT_TWO, gamma_positive, lgamma_positive
 from ptonnx.decompositions.special.gamma_inc import (
     _regions,
     continued_fraction,
@@ -70,35 +76,36 @@ def _lgamma1p_over_a(a: Ex) -> Ex:
     return where(a <= 0.5, polyval(a, LGAMMA_ABOUT_TWO[::-1]) - ratio, lgamma_positive(a + 1.0) / a)
 
 
-def _upper_series_times_gamma(a: Ex, x: Ex) -> Ex:
-    """Q Gamma(a) for the series region of Q (x < 3, small a)."""
+def _upper_series_times_gamma(a: Ex, x: Ex, q_sum: Ex) -> Ex:
+    """Q Gamma(a) for the series region of Q (x < 3, small a); `q_sum`: `q_series_sum`."""
     u = log(x) - _lgamma1p_over_a(a)
     y = a * u
     expm1_over_y = where(y.eq(0.0), 1.0, expm1(y) / y)
-    return exp(lgamma1p(a)) * (-u * expm1_over_y - exp(y) * q_series_sum(a, x))
+    return exp(lgamma1p(a)) * (-u * expm1_over_y - exp(y) * q_sum)
 
 
 def _product(a: Ex, x: Ex, lower: bool) -> Ex:
     """GammaL (`lower`) or GammaU."""
     t, phi, a_phi = exponent(a, x)
     temme, q_series, p_series = _regions(a, x, t)
-    p, q = incomplete_gamma(a, x)
+    sums = series, fraction, q_sum = lower_series(a, x), continued_fraction(a, x), q_series_sum(a, x)
+    p, q = incomplete_gamma(a, x, sums)
     tail = p if lower else q
-    g = gamma(a)
+    g = gamma_positive(a)  # a < 0: the tail is NaN
     # tail Gamma(a) as exp(lgamma(a) + log tail) (two halves) where Gamma(a) overflows. The log of
     # Temme's smaller tail e**-a phi times its bracket, which may underflow where the product is inf
     # (GammaL(8413, 5048): P = e**-932); elsewhere the tail multiplied is not small
     log_small = log(temme_bracket(a, t, phi, a_phi)) - a_phi
     small_is_tail = t < 0.0 if lower else t >= 0.0
     log_tail = where(temme, where(small_is_tail, log_small, log1p(-exp(log_small))), log(tail))
-    half_log = exp((lgamma_positive(a) + log_tail) * 0.5)
+    half_log = exp((lgamma1p(a) - log(a) + log_tail) * 0.5)  # lgamma(a): its lgamma(1 + a) is computed anyway
     times_gamma = where(g.eq(float("inf")), half_log * half_log, g * tail)
     half = _power_halves(a, x)
     if lower:
-        value = where(p_series & (temme | q_series).op("Not"), half * (half * lower_series(a, x) / a), times_gamma)
+        value = where(p_series & (temme | q_series).op("Not"), half * (half * series / a), times_gamma)
     else:
-        value = select((q_series, _upper_series_times_gamma(a, x)), (temme | p_series, times_gamma),
-                       otherwise=half * (half / continued_fraction(a, x)))
+        value = select((q_series, _upper_series_times_gamma(a, x, q_sum)), (temme | p_series, times_gamma),
+                       otherwise=half * (half / fraction))
     regular = (a > 0.0) & (x > 0.0) & (a < float("inf")) & (x < float("inf"))
     return where(regular, value, tail * g)
 

@@ -10,13 +10,17 @@ from a phi (relatively accurate: t is, and log1pmx is), not as erfc of a rounded
 eta sqrt(a/2), whose rounding would cost 2 a phi ulp (up to 1500). The Maclaurin
 coefficients d[k][n] of c_k(eta) are computed exactly in checks/gamma_inc_constants.py; the
 rows and columns kept are those above 1e-19 for |eta| <= 0.48 (|t| <= 0.4) and a >= 20.
+The double sum is evaluated as (eta**n)_n @ d . (a**-k)_k (a MatMul and a ReduceSum over an
+added last axis: about ten nodes where a Horner scheme per row took ~330).
 """
 
 from __future__ import annotations
 
 import math
 
-from ptonnx.decompositions.expr import Ex, exp, polyval, sqrt, where
+import numpy as np
+
+from ptonnx.decompositions.expr import Ex, exp, sqrt, where
 from ptonnx.decompositions.special.erf import erfcx
 
 #: Temme's expansion from this a on, for |x - a| < TEMME_WIDTH a
@@ -97,6 +101,21 @@ TEMME = (
     (-0.004072512119514016, 0.00640336283380807, -0.004041016108167662,),
 )
 INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+#: TEMME as a 32 x 16 matrix (`_powers` gives 32 powers of eta and 16 of 1/a): [n, k] = d[k][n], else 0
+TEMME_MATRIX = np.array([[row[n] if n < len(row) else 0.0 for row in TEMME + ((),) * 3] for n in range(32)])
+
+
+def _powers(v: Ex, count: int) -> Ex:
+    """(v**0, ..., v**(m - 1)) along a new last axis, m the power of two >= count: [1, v] (Pow, exact),
+    then doubled by multiplying by v**2, v**4, ... (products: 2**k - 1 roundings in v**(2**k), on terms
+    below 1e-10 from v**16 on; Pow of every exponent costs ten times as much in onnxruntime)."""
+    axis = v.value.type.ndim
+    square = v.op("Unsqueeze", axes=(axis,))
+    powers = square.op("Pow", Ex(v.scope, v.scope.constant(np.array([0.0, 1.0], dtype=v.dtype))))
+    while powers.value.type.shape[-1] < count:
+        square = square * square
+        powers = powers.op("Concat", powers * square, axis=axis)
+    return powers
 
 
 def temme_smaller(a: Ex, t: Ex, phi: Ex, a_phi: Ex) -> Ex:
@@ -108,9 +127,9 @@ def temme_bracket(a: Ex, t: Ex, phi: Ex, a_phi: Ex) -> Ex:
     """min(P, Q) exp(a phi): the smaller tail's log is its log minus a phi, past its underflow."""
     eta = sqrt(phi * 2.0)
     eta = where(t < 0.0, -eta, eta)
-    inv_a = 1.0 / a
-    total = polyval(eta, TEMME[-1][::-1])
-    for row in TEMME[-2::-1]:
-        total = total * inv_a + polyval(eta, row[::-1])
+    # sum_k c_k(eta) a**-k as (eta**n)_n @ TEMME_MATRIX . (a**-k)_k: a few tensor nodes, not one Mul and Add per coefficient
+    rows = _powers(eta, len(TEMME[0])).op("MatMul", Ex(a.scope, a.scope.constant(TEMME_MATRIX.astype(a.dtype))))
+    terms = rows * _powers(1.0 / a, len(TEMME))
+    total = terms.op("ReduceSum", axes=(terms.value.type.ndim - 1,), keepdims=False)
     correction = total * INV_SQRT_2PI / sqrt(a)
     return erfcx(sqrt(a_phi)) * 0.5 + where(t < 0.0, -correction, correction)

@@ -261,3 +261,15 @@ def test_det_slogdet_solve_gradients():
     x, v = pt.dmatrix("x"), pt.dvector("v")
     cost = pt.log(pt.abs(pt.linalg.det(x))) + pt.linalg.solve(x, v).sum() + pt.linalg.inv(x)[0, 1]
     check_like_pytensor([x, v], [cost, *pytensor.grad(cost, [x, v])], [_general(5), _rng(8).normal(size=5)], compare_for=_compare_for)
+
+
+def test_kron_matrix_power_and_direct_discrete_lyapunov():
+    """PyTensor builds these from ops ptonnx lifts: KroneckerProduct (an OpFromGraph), Dot, and
+    solve_discrete_lyapunov(method="direct") as a Solve of the n**2 x n**2 Kronecker system; with
+    the gradient through the solve."""
+    a, q = pt.dmatrix("a"), pt.dmatrix("q")
+    lyapunov = pt.linalg.solve_discrete_lyapunov(a, q, method="direct")
+    outs = [pt.linalg.kron(a, q), lyapunov, pt.linalg.matrix_power(a, 3), pytensor.grad(lyapunov.sum(), a)]
+    stable = _rng(9).normal(size=(3, 3)) * 0.3
+    check_like_pytensor([a, q], outs, [stable, spd(3)], more_values=[[_rng(10).normal(size=(5, 5)) * 0.2, spd(5)]],
+                        compare_for=lambda values: lambda x, e, c: normwise(x, e, c, n=values[0].shape[0] ** 2))

@@ -1,96 +1,131 @@
-"""Cholesky: blocked, right-looking, the flops in MatMul.
+"""Cholesky: blocked, right-looking, the flops in MatMul, few nodes per sequential trip.
 
-A Loop over panels of BLOCK columns carries the trailing matrix S (it shrinks by BLOCK
-rows and columns a trip). A trip factors S's leading w x w block D = L11 L11^T (an
-unblocked Loop of w trips on w x w values), inverts L11 (`invert_lower`), and then
-L21 = S21 inv(L11)^T and S <- S22 - L21 L21^T are two MatMuls. Each trip gives its panel,
-padded to n rows and BLOCK columns; the stacked panels are L. Sequential trips: about
-2 BLOCK per panel, n / BLOCK panels.
+onnxruntime's Loop costs about 1 us a body node a trip, whatever the sizes here, so the time is
+the sequential trips times their nodes. The factor is computed as rows of U = L^T (which Gather
+and MatMul take without transposes). The matrix is padded with the identity to trips * b,
+b = the even number >= n / trips, trips = ceil(n / BLOCK): every panel has b columns (n = 50
+is two panels of 26, not 48 + 2) and n = 10 is one panel of 10, not 48.
+
+A Loop over panels carries the trailing matrix (b rows and columns fewer a trip). Its diagonal
+block D, as an upper triangle, is eliminated together with the identity, [D | I], in an inner
+Loop of b / 2 trips (`eliminate`): the rows taken are U11's and inv(L11)'s at once (no second
+Loop inverts L11), two a trip. Then L21^T = inv(L11) T12 and the trailing update are MatMuls.
+What a trip spoils (rows taken already, the other triangle) is never read again; U11 keeps its
+upper triangle by selection, with sqrt(pivot) on the diagonal, LAPACK's value.
 
 As LAPACK's potrf (OpenBLAS's, which SciPy and so PyTensor call), only the lower triangle is
-read, and a pivot <= 0 means the matrix is not positive definite: PyTensor then gives NaN for
-the whole matrix (per batch element). A NaN pivot is not a failure there: NaN flows on, and
-the upper triangle stays zero.
+read (the upper for `lower=False`), and a pivot <= 0 means the matrix is not positive
+definite: PyTensor then gives NaN for the whole matrix (per batch element). A NaN pivot is
+not a failure there: NaN flows on, and the other triangle stays zero.
 """
 
 from __future__ import annotations
 
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
+    BIG,
     arange,
     batch_shape,
+    ceil_div,
     counted_loop,
-    cut,
     dim,
+    eye_like,
     fill_nan,
+    index_masks,
+    ints,
     loose,
     mT,
+    pad_identity,
+    slice2,
+    unstack,
     vec,
     zeros,
 )
-from ptonnx.decompositions.linalg.triangular import invert_lower, lower_only
 from ptonnx.decompositions.registry import decomposes
 
-#: columns per panel
-BLOCK = 32
+#: most columns per panel (32 to 64 within noise up to n = 400; 48 and 64 best at n = 1,000)
+BLOCK = 48
 
 
-def factor_block(d: Ex, failed: Ex) -> tuple[Ex, Ex]:
-    """The lower Cholesky factor of small matrices (*batch, w, w), unblocked: trip j sets column
-    j to l = D[:, j] / sqrt(D[j, j]) and subtracts l l^T from the columns right of it. `failed`
-    (*batch,) is or-ed with whether a pivot was <= 0 (LAPACK's test: a NaN pivot passes it)."""
-    r = d.value.type.ndim
-    w = dim(d, r - 1)
+def eliminate(aug: Ex, half: Ex, width: Ex) -> Ex:
+    """Symmetric elimination on [D | I] (*batch, b, 2b), b = 2 half, D's upper triangle read
+    (`width`: [b]), two rows a trip (half the trips, one rank-2 MatMul for two rank-1 updates):
+    the rows before scaling, row_j with the pivot row_j[j] (u_j = row_j / sqrt(row_j[j])),
+    stacked (half, *batch, 2, 2b).
 
-    def step(j: Ex, carried, invariants):
-        (mat, bad), (idx,) = carried, invariants
-        here, below = idx.eq(j), idx > j
-        column = mat.op("Gather", j, axis=r - 1)
-        square = column.op("Gather", j, axis=r - 2)
-        pivot = square.op("Sqrt").op("Unsqueeze", axes=(r - 2,))
-        low = where(below, column / pivot, where(here, pivot, 0.0))
-        right = where(below, low, 0.0)
-        update = mat - low.op("Unsqueeze", axes=(r - 1,)) * right.op("Unsqueeze", axes=(r - 2,))
-        # columns left of j are kept by selection, not by multiplying by 0 (a NaN or inf in
-        # column j must not reach the finished columns: LAPACK leaves them alone)
-        mat = where(below, update, where(here, low.op("Unsqueeze", axes=(r - 1,)), mat))
-        return [mat, bad | (square <= 0.0)], []
+    The update reaches every row and column: the trailing ones (right of j1) get their true
+    values, which read nothing else, and the rest (rows taken already, the lower triangle, maybe
+    NaN) get garbage nobody reads; masking it would cost two nodes a trip."""
+    r = aug.value.type.ndim
 
-    (mat, failed), _ = counted_loop(w, [d, failed], [arange(w)], step)
-    return lower_only(mat), failed
+    def step(i: Ex, carried, invariants):
+        (t,), (width, evens, odds) = carried, invariants
+        j0, j1 = evens.op("Gather", i, axis=0), odds.op("Gather", i, axis=0)
+        row0, row1 = t.op("Gather", j0, axis=r - 2), t.op("Gather", j1, axis=r - 2)
+        pivot0 = row0.op("Gather", j0, axis=r - 1)
+        u0 = row0 / pivot0.op("Sqrt")
+        row1 = row1 - u0.op("Gather", j1, axis=r - 1) * u0
+        pivot1 = row1.op("Gather", j1, axis=r - 1)
+        u = u0.op("Concat", row1 / pivot1.op("Sqrt"), axis=r - 2)
+        multipliers = mT(u.op("Slice", ints(t.scope, 0), width, ints(t.scope, 1), axes=(r - 1,)))
+        # one stacked value, the rows before scaling (their pivots on the diagonal), not u and
+        # two pivots: each stacked value costs about a node
+        return [t - multipliers.op("MatMul", u)], [row0.op("Concat", row1, axis=r - 2)]
+
+    evens = (arange(half) * 2).op("Unsqueeze", axes=(1,))
+    _, (rows,) = counted_loop(half, [aug], [width, evens, evens + 1], step)
+    return rows
 
 
-def cholesky_lower(a: Ex) -> Ex:
-    r = a.value.type.ndim
+def factor_rows(a: Ex, lower: bool) -> Ex:
+    """U with U^T U = A (*batch, n, n), read in its lower triangle (upper if not `lower`), as rows
+    of U (NaN where LAPACK fails)."""
+    r, scope = a.value.type.ndim, a.scope
+    k = r - 2  # batch axes
     n, batch = dim(a, r - 1), batch_shape(a)
-    trips = (n + (BLOCK - 1)).op("IntDiv", BLOCK)
+    trips = ceil_div(n, BLOCK).op("Max", 1)  # one trip for n = 0 (b = 0)
+    half = ceil_div(n, trips * 2)
+    b = half * 2  # even: two columns a trip
+    size = trips * b
+    invariants = [half, vec(b), eye_like(a, b), *index_masks(b), batch.op("Concat", vec(b, b + b), axis=0),
+                  batch.op("Concat", vec(b * (b + b)), axis=0), arange(b) * (b + b + 1),
+                  zeros(a, batch.op("Concat", vec(b, size), axis=0))]
 
-    def panel(t: Ex, carried, invariants):
-        (s, failed), (size,) = carried, invariants
-        m = dim(s, r - 1)
-        w = m.op("Min", BLOCK)
-        l11, failed = factor_block(cut(cut(s, r - 2, 0, w), r - 1, 0, w), failed)
-        below = cut(s, r - 2, w, m)
-        l21 = cut(below, r - 1, 0, w).op("MatMul", mT(invert_lower(l11)))
-        rest = cut(below, r - 1, w, m) - l21.op("MatMul", mT(l21))
-        rows = batch_shape(s)
-        top = zeros(s, rows.op("Concat", vec(size - m, w), axis=0))
-        right = zeros(s, rows.op("Concat", vec(size, w.const(BLOCK) - w), axis=0))
-        column = top.op("Concat", l11, l21, axis=r - 2).op("Concat", right, axis=r - 1)
-        return [rest, failed], [column]
+    def panel(_, carried, invariants):
+        (s, done), (half, bv, eye, above, below, diag, rows_shape, flat_shape, on_diagonal, left_zeros) = carried, invariants
+        sc = s.scope
+        d = slice2(s, None, bv)
+        # T12, the b rows right of D in the upper layout (a transposed read MatMul takes as it is)
+        if lower:
+            d, t12 = mT(d), mT(s.op("Slice", bv.op("Concat", ints(sc, 0), axis=0), ints(sc, BIG).op("Concat", bv, axis=0),
+                                     ints(sc, 1, 1), axes=(r - 2, r - 1)))
+        else:
+            t12 = s.op("Slice", ints(sc, 0).op("Concat", bv, axis=0), bv.op("Concat", ints(sc, BIG), axis=0),
+                       ints(sc, 1, 1), axes=(r - 2, r - 1))
+        rows = unstack(eliminate(d.op("Concat", eye, axis=r - 1), half, bv), rows_shape, k)
+        pivots = rows.op("Reshape", flat_shape).op("Gather", on_diagonal, axis=r - 2)  # (*batch, b)
+        rows = rows / pivots.op("Sqrt").op("Unsqueeze", axes=(r - 1,))  # as the trip scaled them
+        # the rows' garbage (left of the diagonal, above it in inv(L11)) is dropped by selection;
+        # U's diagonal is sqrt(pivot), as LAPACK's (not pivot / sqrt(pivot))
+        inverse = where(above, 0.0, rows.op("Slice", bv, ints(sc, BIG), ints(sc, 1), axes=(r - 1,)))
+        u11 = rows.op("Slice", ints(sc, 0), bv, ints(sc, 1), axes=(r - 1,))
+        u11 = where(below, 0.0, where(diag, pivots.op("Sqrt").op("Unsqueeze", axes=(r - 1,)), u11))
+        l21t = inverse.op("MatMul", t12)
+        rest = slice2(s, bv, None) - mT(l21t).op("MatMul", l21t)  # symmetric: either layout
+        left = left_zeros.op("Slice", ints(sc, 0), done, ints(sc, 1), axes=(r - 1,))
+        return [rest, done + bv], [left.op("Concat", u11, l21t, axis=r - 1), pivots]
 
-    none = Ex(a.scope, a.scope.scalar(False, "bool")).op("Expand", batch)
-    (_, failed), (panels,) = counted_loop(trips, [a, none], [n], panel, [loose(a.value.type, r - 2), none.value.type])
-    # (trips, *batch, n, BLOCK) -> (*batch, n, trips * BLOCK) -> the first n columns
-    joined = panels.op("Transpose", perm=(*range(1, r), 0, r))
-    low = joined.op("Reshape", batch.op("Concat", vec(n, trips * BLOCK), axis=0))
-    low = cut(low, r - 1, 0, n)
-    return fill_nan(failed, low)
+    carried = [pad_identity(a, size), ints(scope, 0)]
+    _, (panels, pivots) = counted_loop(trips, carried, invariants, panel, [loose(a.value.type, k), carried[1].value.type])
+    failed = (pivots <= 0.0).op("ReduceAny", axes=(0, r - 1))
+    # (trips, *batch, b, size) -> (*batch, size, size) -> the first n rows and columns
+    u = slice2(unstack(panels, batch.op("Concat", vec(size, size), axis=0), k), None, vec(n))
+    return fill_nan(failed, u)
 
 
 @decomposes("Cholesky")
 def cholesky(node, inputs):
     (a,) = inputs
-    if node.attrs["lower"]:
-        return cholesky_lower(a)
-    return mT(cholesky_lower(mT(a)))  # the upper factor of a is the lower factor of a^T, transposed
+    lower = node.attrs["lower"]
+    u = factor_rows(a, lower)
+    return mT(u) if lower else u

@@ -51,9 +51,12 @@ def cut(x: Ex, axis: int, start, end) -> Ex:
 
 
 def reverse(x: Ex, axes: Sequence[int]) -> Ex:
-    """x with `axes` in reverse order."""
-    scope, k = x.scope, len(axes)
-    return x.op("Slice", ints(scope, *[-1] * k), ints(scope, *[-BIG] * k), ints(scope, *[-1] * k), axes=tuple(axes))
+    """x with `axes` in reverse order (a Gather of n - 1, ..., 0 a axis: a Slice of step -1 lowers
+    to some 20 nodes normalising Python's bounds)."""
+    for axis in axes:
+        n = dim(x, axis)
+        x = x.op("Gather", (n - 1) - arange(n), axis=axis)
+    return x
 
 
 def mT(x: Ex) -> Ex:
@@ -81,11 +84,11 @@ def fill_nan(bad: Ex, x: Ex) -> Ex:
 
 def diagonal(x: Ex) -> Ex:
     """The diagonals of square matrices (*batch, n, n) -> (*batch, n)."""
-    r, scope = x.value.type.ndim, x.scope
+    r = x.value.type.ndim
     n = dim(x, r - 1)
     size = vec(n * n)  # not -1: NumPy cannot infer it for an empty batch
     flat = x.op("Reshape", batch_shape(x).op("Concat", size, axis=0) if r > 2 else size)
-    return flat.op("Slice", ints(scope, 0), size, vec(n + 1), axes=(r - 2,))
+    return flat.op("Gather", arange(n) * (n + 1), axis=r - 2)  # not a Slice of step n + 1: see reverse
 
 
 def loose(t: TensorType, keep: int) -> TensorType:
@@ -116,3 +119,52 @@ def counted_loop(count: Ex, carried: Sequence[Ex], invariants: Sequence[Ex], ste
                               dict(body=body, n_carried=len(carried), n_scan=len(per_trip)))
     results = [Ex(outer, v) for v in loop.outputs]
     return results[: len(carried)], results[len(carried):]
+
+
+def slice2(x: Ex, start: Ex | None, end: Ex | None) -> Ex:
+    """x[..., start:end, start:end] in one Slice (start, end: 1-element int64 vectors; None: 0 / the end)."""
+    r, scope = x.value.type.ndim, x.scope
+    starts = ints(scope, 0, 0) if start is None else start.op("Concat", start, axis=0)
+    ends = ints(scope, BIG, BIG) if end is None else end.op("Concat", end, axis=0)
+    return x.op("Slice", starts, ends, ints(scope, 1, 1), axes=(r - 2, r - 1))
+
+
+def index_masks(n: Ex) -> tuple[Ex, Ex, Ex]:
+    """(row < col, row > col, row == col) for n x n matrices (bool)."""
+    idx = arange(n)
+    rows, cols = idx.op("Unsqueeze", axes=(1,)), idx.op("Unsqueeze", axes=(0,))
+    return rows < cols, rows > cols, rows.eq(cols)
+
+
+def eye_like(x: Ex, n: Ex) -> Ex:
+    """Identity matrices (*batch, n, n) of `x`'s dtype and batch shape."""
+    one = index_masks(n)[2].cast(x.dtype)
+    return one.op("Expand", batch_shape(x).op("Concat", vec(n, n), axis=0)) if x.value.type.ndim > 2 else one
+
+
+def pad_identity(x: Ex, size: Ex) -> Ex:
+    """Square matrices (*batch, n, n) as (*batch, size, size): x in the corner, the identity after
+    it (a factor or a solve of the padded matrix is the one of x, padded the same way)."""
+    r = x.value.type.ndim
+    n, batch = dim(x, r - 1), batch_shape(x)
+    pad = size - n
+    top = x.op("Concat", zeros(x, batch.op("Concat", vec(n, pad), axis=0)), axis=r - 1)
+    bottom = zeros(x, batch.op("Concat", vec(pad, n), axis=0)).op("Concat", eye_like(x, pad), axis=r - 1)
+    return top.op("Concat", bottom, axis=r - 2)
+
+
+def unstack(stacked: Ex, shape: Ex, batch_rank: int) -> Ex:
+    """A Loop's stacked values (trips, *batch, ...) as `shape` (int64 vector) with the trips axis
+    after the batch axes: (trips, *batch, b, c) -> (*batch, trips * b, c), say. Reshape, not
+    Squeeze or -1: a loop of no trips stacks (0, 0, ...), whatever the batch."""
+    if batch_rank:
+        rank = stacked.value.type.ndim
+        stacked = stacked.op("Transpose", perm=(*range(1, batch_rank + 1), 0, *range(batch_rank + 1, rank)))
+    return stacked.op("Reshape", shape)
+
+
+def ceil_div(a: Ex, b) -> Ex:
+    """ceil(a / b) of int64 scalars a >= 0, b > 0 (an Ex or a Python int), through float64: exact
+    below 2**53, and 4 ONNX nodes where IntDiv's NumPy floor semantics lower to a dozen."""
+    quotient = a.cast("float64") / (b.cast("float64") if isinstance(b, Ex) else float(b))
+    return quotient.op("Ceil").cast("int64")

@@ -1,10 +1,12 @@
-"""SolveTriangular, and the inverse of small triangular blocks both solves and Cholesky use.
+"""SolveTriangular, and the inverse of small triangular blocks both solves and LU use.
 
-Blocked forward substitution: the diagonal blocks of `a` (BLOCK rows each, the last padded
-with the identity) are inverted all at once, batched, in one Loop of BLOCK trips; then a Loop
-over the row blocks computes x_t = inv(A_tt) (b_t - A[t, :t] x_:t) with two MatMuls a trip.
-So the sequential work is BLOCK + n / BLOCK trips, and the flops are in MatMul. An upper
-triangular system is the lower one with rows and columns reversed.
+Blocked forward substitution: `a` is padded with the identity to trips * size rows, size =
+ceil(n / trips) and trips = ceil(n / BLOCK) (n = 10 is one block of 10, not 32: a 1,000 x 4 x 4
+batch costs 4 trips, not 32); its diagonal blocks are inverted all at once, batched, in one Loop
+of `size` trips (`invert_lower`, 7 nodes a trip); then a Loop over the row blocks computes
+x_t = inv(A_tt) (b_t - A[t, :t] x_:t) with two MatMuls a trip. So the sequential work is
+size + trips trips, and the flops are in MatMul. An upper triangular system is the lower one
+with rows and columns reversed.
 
 Only the triangle named by `lower` is read (the other may hold anything, NaN included); a
 zero on the diagonal (and `unit_diagonal` false) gives NaN, as LAPACK's trtrs refuses it.
@@ -16,20 +18,24 @@ from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
     arange,
     batch_shape,
+    ceil_div,
     counted_loop,
     cut,
     diagonal,
     dim,
+    eye_like,
     fill_nan,
     ints,
     loose,
+    pad_identity,
     reverse,
+    unstack,
     vec,
     zeros,
 )
 from ptonnx.decompositions.registry import decomposes
 
-#: rows per block: the substitution's sequential trips are BLOCK + n / BLOCK
+#: most rows per block: the sequential trips are about BLOCK + n / BLOCK (64 and 128 were slower at n = 200)
 BLOCK = 32
 
 
@@ -43,67 +49,56 @@ def lower_only(a: Ex, unit_diagonal: bool = False) -> Ex:
 
 
 def invert_lower(low: Ex) -> Ex:
-    """inv(L) of lower-triangular matrices (*batch, w, w), zeros above the diagonal: row j of the
-    inverse is (e_j - L[j, :j] X[:j]) / L[j, j], one row a trip."""
+    """inv(L) of lower-triangular matrices (*batch, w, w), zeros above the diagonal (only L's lower
+    triangle is read). Right-looking, one row a trip: X starts as I; trip j takes row j of the
+    inverse, x_j = X[j] / L[j, j], and subtracts L[:, j] x_j from X (7 nodes a trip)."""
     r = low.value.type.ndim
     w = dim(low, r - 1)
 
     def step(j: Ex, carried, invariants):
-        (x,), (mat, idx) = carried, invariants
-        here = idx.eq(j)
-        row = mat.op("Gather", j, axis=r - 2)
-        d = row.op("Gather", j, axis=r - 2).op("Unsqueeze", axes=(r - 2,))
-        before = where(idx < j, row, 0.0)
-        t = before.op("Unsqueeze", axes=(r - 2,)).op("MatMul", x).op("Squeeze", axes=(r - 2,))
-        new_row = (here.cast(low.dtype) - t) / d
-        return [where(here.op("Unsqueeze", axes=(1,)), new_row.op("Unsqueeze", axes=(r - 2,)), x)], []
+        (x,), (mat, diag) = carried, invariants
+        at = j.op("Unsqueeze", axes=(0,))
+        row = x.op("Gather", at, axis=r - 2) / diag.op("Gather", at, axis=r - 2)
+        # rows above j change too (by L[:j, j] row): they are finished and taken already
+        return [x - mat.op("Gather", at, axis=r - 1).op("MatMul", row)], [row]
 
-    (x,), _ = counted_loop(w, [zeros(low, low.op("Shape"))], [low, arange(w)], step)
-    return x
+    diag = diagonal(low).op("Unsqueeze", axes=(r - 1,))
+    _, (rows,) = counted_loop(w, [eye_like(low, w)], [low, diag], step)
+    return unstack(rows, batch_shape(low).op("Concat", vec(w, w), axis=0), r - 2)
 
 
-def _diagonal_blocks(a: Ex, trips: Ex) -> tuple[Ex, Ex]:
-    """`a` padded to trips * BLOCK rows and columns (identity in the corner), and its diagonal
-    blocks (*batch, trips, BLOCK, BLOCK)."""
-    r, scope = a.value.type.ndim, a.scope
-    n, batch = dim(a, r - 1), batch_shape(a)
-    size = trips * BLOCK
-    pad = size - n
-    idx = arange(pad)
-    eye = idx.op("Unsqueeze", axes=(1,)).eq(idx.op("Unsqueeze", axes=(0,))).cast(a.dtype)
-    eye = eye.op("Expand", batch.op("Concat", vec(pad, pad), axis=0))
-    top = a.op("Concat", zeros(a, batch.op("Concat", vec(n, pad), axis=0)), axis=r - 1)
-    bottom = zeros(a, batch.op("Concat", vec(pad, n), axis=0)).op("Concat", eye, axis=r - 1)
-    padded = top.op("Concat", bottom, axis=r - 2)
-    b = ints(scope, BLOCK)
-    grid = padded.op("Reshape", batch.op("Concat", vec(trips), b, vec(trips), b, axis=0))
+def _diagonal_blocks(a: Ex, trips: Ex, size: Ex) -> Ex:
+    """The diagonal blocks (*batch, trips, size, size) of square matrices (*batch, trips * size, ...)."""
+    r = a.value.type.ndim
+    batch, s = batch_shape(a), vec(size)
+    grid = a.op("Reshape", batch.op("Concat", vec(trips), s, vec(trips), s, axis=0))
     grid = grid.op("Transpose", perm=(*range(r - 2), r - 2, r, r - 1, r + 1))
-    flat = grid.op("Reshape", batch.op("Concat", vec(trips * trips), b, b, axis=0))
-    blocks = flat.op("Slice", ints(scope, 0), vec(trips * trips), vec(trips + 1), axes=(r - 2,))
-    return padded, blocks
+    flat = grid.op("Reshape", batch.op("Concat", vec(trips * trips), s, s, axis=0))
+    return flat.op("Gather", arange(trips) * (trips + 1), axis=r - 2)  # (a Slice of step trips + 1 costs 20 nodes)
 
 
 def solve_lower(a: Ex, b: Ex, unit_diagonal: bool) -> Ex:
     """x with L x = b, L the lower triangle of `a` (*batch, n, n), b (*batch, n, k): same batch."""
     r = a.value.type.ndim
     n, batch = dim(a, r - 1), batch_shape(a)
-    trips = (n + (BLOCK - 1)).op("IntDiv", BLOCK)
-    padded, blocks = _diagonal_blocks(lower_only(a, unit_diagonal), trips)
-    inverses = invert_lower(blocks)
+    trips = ceil_div(n, BLOCK).op("Max", 1)  # one trip for n = 0
+    size = ceil_div(n, trips)  # the blocks' size: n = 10 is one block of 10
+    padded = pad_identity(lower_only(a, unit_diagonal), trips * size)
+    inverses = invert_lower(_diagonal_blocks(padded, trips, size))
     k = dim(b, r - 1)
-    rhs = b.op("Concat", zeros(b, batch.op("Concat", vec(trips * BLOCK - n, k), axis=0)), axis=r - 2)
+    rhs = b.op("Concat", zeros(b, batch.op("Concat", vec(trips * size - n, k), axis=0)), axis=r - 2)
 
     def step(t: Ex, carried, invariants):
-        (x,), (mat, inv, right) = carried, invariants
-        start = t * BLOCK
-        stop = start + BLOCK
+        (x,), (mat, inv, right, size) = carried, invariants
+        start = t * size
+        stop = start + size
         left = cut(cut(mat, r - 2, start, stop), r - 1, 0, start)
         part = cut(right, r - 2, start, stop) - left.op("MatMul", x)
         new = inv.op("Gather", t, axis=r - 2).op("MatMul", part)
         return [x.op("Concat", new, axis=r - 2)], []
 
     x0 = zeros(b, batch.op("Concat", ints(b.scope, 0), vec(k), axis=0))
-    (x,), _ = counted_loop(trips, [x0], [padded, inverses, rhs], step, [loose(x0.value.type, r - 2)])
+    (x,), _ = counted_loop(trips, [x0], [padded, inverses, rhs, size], step, [loose(x0.value.type, r - 2)])
     return cut(x, r - 2, 0, n)
 
 

@@ -273,3 +273,19 @@ def test_kron_matrix_power_and_direct_discrete_lyapunov():
     stable = _rng(9).normal(size=(3, 3)) * 0.3
     check_like_pytensor([a, q], outs, [stable, spd(3)], more_values=[[_rng(10).normal(size=(5, 5)) * 0.2, spd(5)]],
                         compare_for=lambda values: lambda x, e, c: normwise(x, e, c, n=values[0].shape[0] ** 2))
+
+
+@pytest.mark.parametrize("n", [1, 3, 8, 9])
+def test_static_small_sizes_are_unrolled(n):
+    """Sizes the graph fixes at UNROLL or below: every Loop unrolled (a state-space model's 3 x 3
+    solves in a scan then cost no per-trip overhead), the numbers unchanged; n = 9 keeps Loops."""
+    from ptonnx.decompositions.linalg.common import UNROLL
+
+    x = pt.tensor("x", shape=(n, n), dtype="float64")
+    b = pt.tensor("b", shape=(n, 2), dtype="float64")
+    outs = [pt.linalg.cholesky(x), pt.linalg.solve_triangular(x, b, lower=True), pt.linalg.solve(x, b),
+            pt.linalg.solve(x, b, assume_a="pos"), pt.linalg.det(x), pt.linalg.inv(x)]
+    check_like_pytensor([x, b], outs, [spd(n), _rng(n).normal(size=(n, 2))],
+                        compare=lambda a, e, c: normwise(a, e, c, n=max(n, 4)))
+    loops = [node for node in ptonnx.compile_function([x, b], outs).model.graph.node if node.op_type == "Loop"]
+    assert (len(loops) == 0) == (n <= UNROLL)

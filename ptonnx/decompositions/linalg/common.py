@@ -14,6 +14,7 @@ import numpy as np
 
 from ptonnx.decompositions.expr import Ex, Scope, where
 from ptonnx.ir import Builder, Graph, TensorType, Value
+from ptonnx.ir.dims import contents
 
 BIG = np.iinfo(np.int64).max
 
@@ -27,8 +28,17 @@ def int_scalar(scope: Scope, value: int) -> Ex:
     return Ex(scope, scope.scalar(value, "int64"))
 
 
+def static(x: Ex) -> int | None:
+    """The value of an int64 scalar when the graph fixes it (a static size, or arithmetic on them)."""
+    found = contents(x.value) if x.value.type.ndim == 0 else None
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
+
+
 def dim(x: Ex, axis: int) -> Ex:
-    """The size of `x`'s `axis` as an int64 scalar."""
+    """The size of `x`'s `axis` as an int64 scalar (a constant where the type knows it)."""
+    size = x.value.type.shape[axis]
+    if isinstance(size, int):
+        return int_scalar(x.scope, size)
     return x.op("Shape", start=axis, end=axis + 1).op("Squeeze", axes=(0,))
 
 
@@ -99,12 +109,21 @@ def loose(t: TensorType, keep: int) -> TensorType:
 Step = Callable[[Ex, list[Ex], list[Ex]], tuple[list[Ex], list[Ex]]]
 
 
+#: a Loop whose trip count the graph fixes at most this high is unrolled: no per-trip cost, and
+#: constant folding sees the trip numbers (a 3 x 3 Cholesky in a scan is a few dozen nodes)
+UNROLL = 8
+
+
 def counted_loop(count: Ex, carried: Sequence[Ex], invariants: Sequence[Ex], step: Step,
                  carried_types: Sequence[TensorType] | None = None) -> tuple[list[Ex], list[Ex]]:
     """An IR Loop of `count` trips: `step(trip, carried, invariants) -> (new carried, per-trip)`,
     written over the body's own inputs. Returns the final carried values and the per-trip values
     stacked on a new axis 0. `carried_types`: the body's types for the carried values (unknown
-    sizes where they change from trip to trip)."""
+    sizes where they change from trip to trip). A count the graph fixes at 1 to UNROLL trips is
+    unrolled: `step` runs once per trip on the outer values, with constant trip numbers."""
+    trips = static(count)
+    if trips is not None and 1 <= trips <= UNROLL:
+        return _unrolled(count.scope, trips, list(carried), list(invariants), step)
     outer = count.scope
     body = Graph("linalg_body")
     scope = Scope(Builder(body, source=outer.builder.source))
@@ -119,6 +138,15 @@ def counted_loop(count: Ex, carried: Sequence[Ex], invariants: Sequence[Ex], ste
                               dict(body=body, n_carried=len(carried), n_scan=len(per_trip)))
     results = [Ex(outer, v) for v in loop.outputs]
     return results[: len(carried)], results[len(carried):]
+
+
+def _unrolled(scope: Scope, trips: int, carried: list[Ex], invariants: list[Ex], step: Step) -> tuple[list[Ex], list[Ex]]:
+    stacked: list[list[Ex]] = []
+    for t in range(trips):
+        carried, per_trip = step(int_scalar(scope, t), carried, invariants)
+        stacked.append([v.op("Unsqueeze", axes=(0,)) for v in per_trip])
+    joined = [parts[0] if len(parts) == 1 else parts[0].op("Concat", *parts[1:], axis=0) for parts in zip(*stacked, strict=True)]
+    return list(carried), joined
 
 
 def slice2(x: Ex, start: Ex | None, end: Ex | None) -> Ex:
@@ -166,5 +194,8 @@ def unstack(stacked: Ex, shape: Ex, batch_rank: int) -> Ex:
 def ceil_div(a: Ex, b) -> Ex:
     """ceil(a / b) of int64 scalars a >= 0, b > 0 (an Ex or a Python int), through float64: exact
     below 2**53, and 4 ONNX nodes where IntDiv's NumPy floor semantics lower to a dozen."""
+    known_a, known_b = static(a), (static(b) if isinstance(b, Ex) else b)
+    if known_a is not None and known_b is not None:
+        return int_scalar(a.scope, -(-known_a // known_b))
     quotient = a.cast("float64") / (b.cast("float64") if isinstance(b, Ex) else float(b))
     return quotient.op("Ceil").cast("int64")

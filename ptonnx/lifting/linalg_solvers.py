@@ -1,5 +1,5 @@
 """Factorisations and solves (Cholesky, SolveTriangular, Solve, CholeskySolve, LUFactor,
-PivotToPermutations) and functions of matrices (Det, SLogDet, MatrixInverse), alone or under
+PivotToPermutations) and functions of matrices (Det, SLogDet, MatrixInverse, Expm), alone or under
 Blockwise.
 
 The IR ops are batched (leading axes broadcast), so `Blockwise` of them lifts to one node,
@@ -19,6 +19,7 @@ try:  # PyTensor 3 moved them; 2.38 has them in slinalg and nlinalg
         Cholesky,
         CholeskySolve,
         Det,
+        Expm,
         LUFactor,
         MatrixInverse,
         PivotToPermutations,
@@ -28,7 +29,7 @@ try:  # PyTensor 3 moved them; 2.38 has them in slinalg and nlinalg
     )
 except ImportError:
     from pytensor.tensor.nlinalg import Det, MatrixInverse, SLogDet
-    from pytensor.tensor.slinalg import Cholesky, CholeskySolve, LUFactor, PivotToPermutations, Solve, SolveTriangular
+    from pytensor.tensor.slinalg import Cholesky, CholeskySolve, Expm, LUFactor, PivotToPermutations, Solve, SolveTriangular
 
 
 def _core(node):
@@ -128,11 +129,11 @@ def _unary_matrix(ir_op: str):
     return lift
 
 
-for _op, _name in ((Det, "Det"), (SLogDet, "SLogDet"), (MatrixInverse, "MatrixInverse")):
+for _op, _name in ((Det, "Det"), (SLogDet, "SLogDet"), (MatrixInverse, "MatrixInverse"), (Expm, "Expm")):
     lifts(_op)(_unary_matrix(_name))
 
 
 #: Blockwise core ops whose IR op is batched itself: their Blockwise lifts as the op does
 BATCHED = {Cholesky: lift_cholesky, SolveTriangular: lift_solve_triangular, Solve: lift_solve, CholeskySolve: lift_cho_solve,
            LUFactor: lift_lu_factor, PivotToPermutations: lift_pivot_to_permutations, Det: _unary_matrix("Det"),
-           SLogDet: _unary_matrix("SLogDet"), MatrixInverse: _unary_matrix("MatrixInverse")}
+           SLogDet: _unary_matrix("SLogDet"), MatrixInverse: _unary_matrix("MatrixInverse"), Expm: _unary_matrix("Expm")}

@@ -29,7 +29,8 @@ REACHED_BY = {"Cholesky": ("test_cholesky_sizes_batches_and_failures", "test_cho
               "MatrixInverse": ("test_solve_det_inverse",),
               "LUFactor": ("test_lu_factor_and_lu_solve",),
               "PivotToPermutations": ("test_lu_factor_and_lu_solve",),
-              "SLogDet": ("test_slogdet_op",)}
+              "SLogDet": ("test_slogdet_op",),
+              "Expm": ("test_expm_and_its_gradient",)}
 
 
 def _rng(seed=0):
@@ -173,7 +174,7 @@ def test_every_linalg_op_is_reached_from_pytensor():
     programs = {"Cholesky": pt.linalg.cholesky(x), "SolveTriangular": pt.linalg.solve_triangular(x, b, lower=True),
                 "Solve": pt.linalg.solve(x, b), "Det": pt.linalg.det(x), "MatrixInverse": pt.linalg.inv(x),
                 "LUFactor": pt.linalg.lu_factor(x)[0], "PivotToPermutations": pt.linalg.lu_solve(pt.linalg.lu_factor(x), b),
-                "SLogDet": _slogdet_op(x)[1]}
+                "SLogDet": _slogdet_op(x)[1], "Expm": pt.linalg.expm(x)}
     for op, out in programs.items():
         assert op in ptonnx.lift(ptonnx.api.function_graph([x, b], [out])).op_counts(), op
     assert set(REACHED_BY) == set(programs) == {n for n, s in ptonnx.ir.all_schemas().items() if s.family == "linalg"}
@@ -289,3 +290,21 @@ def test_static_small_sizes_are_unrolled(n):
                         compare=lambda a, e, c: normwise(a, e, c, n=max(n, 4)))
     loops = [node for node in ptonnx.compile_function([x, b], outs).model.graph.node if node.op_type == "Loop"]
     assert (len(loops) == 0) == (n <= UNROLL)
+
+
+def test_expm_and_its_gradient():
+    """Padé 13 with scaling and squaring; PyTensor's gradient is the Expm of a 2n x 2n block matrix."""
+    x = pt.dmatrix("x")
+    out = pt.linalg.expm(x)
+    cost = (out * np.arange(1.0, 17.0).reshape(4, 4)).sum()
+    rel = 5e-12
+
+    def compare(actual, expected, context):
+        assert actual.shape == expected.shape and np.array_equal(np.isnan(actual), np.isnan(expected)), context
+        ok = np.isfinite(expected)
+        scale = np.max(np.abs(expected[ok]), initial=1e-300)
+        assert np.max(np.abs(actual[ok] - expected[ok]), initial=0.0) <= rel * scale, context
+
+    rng = _rng(11)
+    check_like_pytensor([x], [out, cost, pytensor.grad(cost, x)], [rng.normal(size=(4, 4))],
+                        more_values=[[rng.normal(size=(4, 4)) * 10], [np.zeros((4, 4))]], compare=compare)

@@ -15,7 +15,7 @@ from tests.lowering.harness import compiled, one_node
 pytestmark = pytest.mark.one_environment  # hand-built IR: no PyTensor involved
 
 COVERS = frozenset({"Cholesky", "SolveTriangular", "LUFactor", "Det", "SLogDet", "MatrixInverse", "Solve",
-                    "PivotToPermutations"})
+                    "PivotToPermutations", "Expm"})
 
 
 def _spd(n, batch=(), seed=0):
@@ -123,3 +123,29 @@ def test_pivot_to_permutations(inverse):
         case.check(np.array(pivots, dtype=np.int64), compare=_close_n(1))
     batched = compiled(one_node("PivotToPermutations", [T("int64", (2, None))], {"inverse": inverse}))
     batched.check(np.array([[1, 1, 2], [2, 2, 2]], dtype=np.int64), compare=_close_n(1))
+
+
+def test_expm():
+    """Scaling and squaring with Padé 13 against SciPy's expm (a different degree choice): within
+    5e-12 of the largest entry, norms up to about 2,000, each matrix of a batch squared its own
+    number of times, inf and NaN matrices NaN."""
+    rng = np.random.default_rng(3)
+
+    def compare(actual, expected, context=""):
+        assert actual.shape == expected.shape and np.array_equal(np.isnan(actual), np.isnan(expected)), context
+        ok = np.isfinite(expected)
+        scale = np.max(np.abs(expected[ok]), initial=1e-300)
+        assert np.max(np.abs(actual[ok] - expected[ok]), initial=0.0) <= 5e-12 * scale, context
+
+    case = compiled(one_node("Expm", [T("float64", (None, None))], {}))
+    for n, size in [(0, 1.0), (1, 1.0), (2, 1.0), (3, 1e-3), (5, 20.0), (30, 0.5), (40, 50.0)]:
+        case.check(rng.normal(size=(n, n)) * size, compare=compare, context=f"{n} {size}")
+    case.check(np.zeros((3, 3)), compare=compare)
+    # a matrix holding inf or NaN is NaN everywhere (SciPy special-cases diagonal and triangular
+    # matrices, where it may give finite entries: docs/limits.md)
+    for bad in (np.array([[-np.inf, 0.0], [0.0, 1.0]]), np.array([[np.nan, 0.5], [0.0, 1.0]])):
+        for run in case.runs.values():
+            assert np.isnan(run(bad)[0]).all()
+    batched = compiled(one_node("Expm", [T("float64", ("b", None, None))], {}))
+    batched.check(np.stack([rng.normal(size=(4, 4)) * s for s in (0.01, 1.0, 30.0)]), compare=compare)
+    batched.check(np.zeros((0, 4, 4)), compare=compare)

@@ -236,3 +236,20 @@ define("SLogDet", inputs=("a: T",), outputs=("sign: T", "logabsdet: T"), dtypes=
 define("MatrixInverse", inputs=("a: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_inverse_rule,
        semantics=_inverse, traits=("no_fold",), family="linalg",
        doc="the inverse (NumPy's inv); a singular matrix raises LinAlgError, as in PyTensor")
+
+
+def _expm_rule(types, a):
+    (x,) = types
+    n = _square("Expm", x)
+    return [TensorType(x.dtype, x.shape[:-2] + (n, n))]
+
+
+def _expm(x):
+    import scipy.linalg
+
+    return _batched(scipy.linalg.expm, x, core=(2,)).astype(x.dtype, copy=False)
+
+
+define("Expm", inputs=("a: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_expm_rule,
+       semantics=_expm, traits=("no_fold",), family="linalg",
+       doc="the matrix exponential (scipy.linalg.expm)")

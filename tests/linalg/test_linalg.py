@@ -13,7 +13,7 @@ import pytest
 import scipy.linalg
 
 import ptonnx
-from ptonnx.errors import CheckFailedError
+from ptonnx.errors import CheckFailedError, UnsupportedOpError
 from tests.conftest import check_like_pytensor
 
 SIZES = (0, 1, 2, 5, 50, 200)
@@ -306,5 +306,15 @@ def test_expm_and_its_gradient():
         assert np.max(np.abs(actual[ok] - expected[ok]), initial=0.0) <= rel * scale, context
 
     rng = _rng(11)
-    check_like_pytensor([x], [out, cost, pytensor.grad(cost, x)], [rng.normal(size=(4, 4))],
+    grad = pytensor.grad(cost, x)
+    from pytensor.graph.traversal import applys_between
+
+    if any(type(getattr(n.op, "core_op", n.op)).__name__ == "Eig" for n in applys_between([x], [grad])):
+        # PyTensor 2.38 differentiates expm through the eigendecomposition (complex): refused by name
+        with pytest.raises(UnsupportedOpError, match="Eig"):
+            ptonnx.compile_function([x], [grad])
+        outs = [out, cost]
+    else:
+        outs = [out, cost, grad]
+    check_like_pytensor([x], outs, [rng.normal(size=(4, 4))],
                         more_values=[[rng.normal(size=(4, 4)) * 10], [np.zeros((4, 4))]], compare=compare)

@@ -194,23 +194,31 @@ def flat_logp_graph(model: pm.Model, *, batched: bool = False, jacobian: bool = 
     outputs = graph_replace(outputs, {v: q[sl].reshape(shape).astype(v.dtype) for v, (_, shape, sl) in zip(plain, layout, strict=True)}, strict=False)
     inputs = [q]
     if batched:
-        _refuse_inner_graphs(outputs)
         batch = pt.matrix("q", dtype=q.dtype, shape=(None, size))
         outputs = vectorize_graph(outputs, {q: batch})
+        _refuse_inner_graphs(outputs)
         inputs = [batch]
     return _rewritten(model, inputs, outputs, ["logp", "dlogp"], rewrite, "constants")
 
 
 def _refuse_inner_graphs(outputs) -> None:
-    """PyTensor's vectorize_graph makes a Scan (or an OpFromGraph) the core of a Blockwise, and
-    its rewrites then change that op's inner graph in place: the model's own graph, which no
-    later `pytensor.grad` can differentiate (pytensor 2.38, 3.0). Refused instead."""
+    """PyTensor's vectorize_graph makes a Scan the core of a Blockwise, and its rewrites then change
+    the Scan's inner graph in place: the model's own graph, which no later `pytensor.grad` can
+    differentiate (pytensor 2.38, 3.0). Refused instead. OpFromGraphs (AllocDiag, the GP's
+    kernel) batch without it: tests/pymc checks the batched GP and MvNormal models, and the
+    model's own log-density after them."""
     from pytensor.graph.traversal import applys_between
+    from pytensor.scan.op import Scan
+    from pytensor.tensor.blockwise import Blockwise
 
-    inner = next((node for node in applys_between([], outputs) if hasattr(node.op, "fgraph")), None)
+    def risky(op) -> bool:
+        return isinstance(op, Scan)
+
+    inner = next((node for node in applys_between([], outputs)
+                  if isinstance(node.op, Blockwise) and risky(node.op.core_op)), None)
     if inner is not None:
         raise UnsupportedOpError(
-            inner.op, inner.outputs[0], (), reason="the batched flat log-density cannot batch an op with an inner graph "
+            inner.op.core_op, inner.outputs[0], (), reason="the batched flat log-density cannot batch an op with an inner graph "
             "(PyTensor's vectorize_graph would change the model's own graph in place): use compile_flat_logp(model) "
             "and call it once per point")
 

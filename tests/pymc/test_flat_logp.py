@@ -16,9 +16,8 @@ import ptonnx.pymc  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-#: models whose log-density has an op with an inner graph (a Scan; AllocDiag, an OpFromGraph, in
-#: the GP's and the MvNormal's): the batched form refuses them
-INNER_GRAPHS = {"scan_custom_dist", "kalman_local_trend", "gp_marginal", "lkj_mvnormal", "kalman_bivariate"}
+#: models whose log-density has a Scan: the batched form refuses them
+INNER_GRAPHS = {"scan_custom_dist", "kalman_local_trend", "kalman_bivariate"}
 
 #: the unbatched form is the model's logp-and-gradient graph (which tests/pymc/test_models.py runs
 #: for every model) behind a flat layout: these cover the layouts (vectors, a simplex, ordered and
@@ -70,6 +69,8 @@ def test_batched_flat_logp(name):
             for k in range(len(rows)):
                 close(logp[k], expected[k][0], f"{name} logp of row {k} of {len(rows)}, {level}")
                 close(grad[k], expected[k][1], f"{name} gradient of row {k} of {len(rows)}, {level}")
+        if name == "gp_marginal":  # an OpFromGraph batched: the model's own graph is unchanged
+            assert np.isclose(model.compile_logp()(pts[0]), expected[0][0], rtol=1e-10)
         try:
             logp, grad = run(q[:0])
         except PtonnxError:

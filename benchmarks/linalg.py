@@ -1,7 +1,7 @@
 """Linear algebra: ptonnx's models on onnxruntime (1 thread) against SciPy's LAPACK (1 thread).
 
-Cholesky and SolveTriangular (a triangular factor, n right-hand sides) at n = 10, 50, 200 and
-1,000, and a batch of 1,000 4x4 matrices; one model per op with unknown sizes, called at every
+Cholesky, SolveTriangular (a triangular factor, n right-hand sides), Solve (general, n right-hand
+sides) and SLogDet at n = 10, 50, 200 and 1,000, and a batch of 1,000 4x4 matrices; one model per op with unknown sizes, called at every
 size. Same-run medians; ratio = ptonnx / LAPACK. Writes benchmarks/results/linalg.md with --write.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py [--rounds 7] [--write]
@@ -72,10 +72,12 @@ def cases():
     x3, l3, b3 = pt.dtensor3("x"), pt.dtensor3("l"), pt.dtensor3("b")
     chol_cm = ptonnx.compile_function([x3], [pt.linalg.cholesky(x3)])
     tri_cm = ptonnx.compile_function([l3, b3], [pt.linalg.solve_triangular(l3, b3, lower=True)])
-    for name, cm in (("Cholesky", chol_cm), ("SolveTriangular", tri_cm)):
+    solve_cm = ptonnx.compile_function([x3, b3], [pt.linalg.solve(x3, b3)])
+    slogdet_cm = ptonnx.compile_function([x3], [_slogdet(x3)[1]])
+    for name, cm in (("Cholesky", chol_cm), ("SolveTriangular", tri_cm), ("Solve", solve_cm), ("SLogDet", slogdet_cm)):
         print(f"{name}: {len(cm.model.graph.node)} nodes outside loops; Loop bodies (depth, nodes): {loop_nodes(cm.model)}",
               file=sys.stderr)
-    chol, tri = _session(chol_cm), _session(tri_cm)
+    chol, tri, solve, slogdet = _session(chol_cm), _session(tri_cm), _session(solve_cm), _session(slogdet_cm)
     args = {}
     for n in SIZES:
         g = rng.normal(size=(1, n, n))
@@ -91,8 +93,27 @@ def cases():
     def lapack_tri(low, b):
         return scipy.linalg.solve_triangular(low, b, lower=True, check_finite=False)
 
+    def lapack_solve(a, b):
+        return scipy.linalg.solve(a, b, check_finite=False)
+
+    def lapack_slogdet(a):
+        return np.linalg.slogdet(a)[1]
+
     return [("Cholesky", lambda a, low, b: chol(a), lambda a, low, b: lapack_chol(a), args),
-            ("SolveTriangular (n right-hand sides)", lambda a, low, b: tri(low, b), lambda a, low, b: lapack_tri(low, b), args)]
+            ("SolveTriangular (n right-hand sides)", lambda a, low, b: tri(low, b), lambda a, low, b: lapack_tri(low, b), args),
+            ("Solve (general, n right-hand sides)", lambda a, low, b: solve(a, b), lambda a, low, b: lapack_solve(a, b), args),
+            ("SLogDet", lambda a, low, b: slogdet(a), lambda a, low, b: lapack_slogdet(a), args)]
+
+
+def _slogdet(x):
+    """PyTensor's SLogDet op (pt.linalg.slogdet builds sign and log|det| from Det, which overflows)."""
+    try:
+        from pytensor.tensor.linalg import SLogDet
+    except ImportError:
+        from pytensor.tensor.nlinalg import SLogDet
+    from pytensor.tensor.blockwise import Blockwise
+
+    return Blockwise(SLogDet())(x)
 
 
 def main(argv=None) -> str:

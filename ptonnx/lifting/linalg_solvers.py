@@ -9,6 +9,7 @@ another number of rows, batch sizes that differ) become checks with its exceptio
 
 from __future__ import annotations
 
+from ptonnx.errors import UnsupportedOpError
 from ptonnx.ir import Value
 from ptonnx.lifting.blockwise import _batch_shape
 from ptonnx.lifting.checks import check
@@ -133,7 +134,26 @@ for _op, _name in ((Det, "Det"), (SLogDet, "SLogDet"), (MatrixInverse, "MatrixIn
     lifts(_op)(_unary_matrix(_name))
 
 
+def _complex_results(ctx, node):
+    """Eig, Schur and QZ: their results are complex for real matrices in general (or, in the real
+    Schur form, not unique): out of ptonnx's scope, refused by name."""
+    raise UnsupportedOpError(_core(node), node.outputs[0], (), reason=(
+        "its results are complex in general, and complex numbers are out of ptonnx's scope; for a symmetric "
+        "matrix use pt.linalg.eigh (not yet supported either: issue 21)"))
+
+
+try:
+    from pytensor.tensor.linalg import QZ, Eig, Schur
+except ImportError:
+    from pytensor.tensor.nlinalg import Eig
+    from pytensor.tensor.slinalg import QZ, Schur
+
+for _op in (Eig, Schur, QZ):
+    lifts(_op)(_complex_results)
+
+
 #: Blockwise core ops whose IR op is batched itself: their Blockwise lifts as the op does
 BATCHED = {Cholesky: lift_cholesky, SolveTriangular: lift_solve_triangular, Solve: lift_solve, CholeskySolve: lift_cho_solve,
            LUFactor: lift_lu_factor, PivotToPermutations: lift_pivot_to_permutations, Det: _unary_matrix("Det"),
-           SLogDet: _unary_matrix("SLogDet"), MatrixInverse: _unary_matrix("MatrixInverse"), Expm: _unary_matrix("Expm")}
+           SLogDet: _unary_matrix("SLogDet"), MatrixInverse: _unary_matrix("MatrixInverse"), Expm: _unary_matrix("Expm"),
+           Eig: _complex_results, Schur: _complex_results, QZ: _complex_results}

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytensor.tensor as pt
+import pytest
 
-from tests.lifting.helpers import check_lift, ops
+from ptonnx.errors import UnsupportedOpError
+
+from tests.lifting.helpers import check_lift, lifted, ops
 
 
 def _spd(n, batch=()):
@@ -36,3 +39,10 @@ def test_solve_triangular_checks_rows_and_broadcasts_batches():
                    [low, rhs, np.array([1.0, -0.0, 2.0])])
     assert ops(g).count("SolveTriangular") == 2
     assert "Expand" in ops(g)  # two batched operands of unknown batch sizes: broadcast as Blockwise checks them
+
+
+@pytest.mark.parametrize("build", [lambda x: pt.linalg.eig(x)[0], lambda x: pt.linalg.schur(x)[0]])
+def test_complex_results_are_refused_by_name(build):
+    x = pt.dmatrix("x")
+    with pytest.raises(UnsupportedOpError, match="complex numbers are out of ptonnx's scope"):
+        lifted([x], [build(x)])

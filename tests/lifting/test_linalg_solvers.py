@@ -1,6 +1,8 @@
-"""lifting/linalg_solvers.py: Cholesky and SolveTriangular, alone or under Blockwise, lift to one
+"""lifting/linalg_solvers.py: Cholesky, SolveTriangular, Solve, CholeskySolve, LUFactor,
+PivotToPermutations, Det, SLogDet, MatrixInverse and Expm, alone or under Blockwise, lift to one
 batched IR node each (no Loop over the batch), with PyTensor's run-time errors as checks only where
-the types leave them open; `interpret` (LAPACK through SciPy) against PyTensor."""
+the types leave them open; `interpret` (LAPACK through SciPy) against PyTensor. Eig, Schur and QZ
+are refused by name."""
 
 from __future__ import annotations
 
@@ -41,8 +43,26 @@ def test_solve_triangular_checks_rows_and_broadcasts_batches():
     assert "Expand" in ops(g)  # two batched operands of unknown batch sizes: broadcast as Blockwise checks them
 
 
-@pytest.mark.parametrize("build", [lambda x: pt.linalg.eig(x)[0], lambda x: pt.linalg.schur(x)[0]])
+@pytest.mark.parametrize("build", [lambda x: pt.linalg.eig(x)[0], lambda x: pt.linalg.schur(x)[0],
+                                   lambda x: pt.linalg.qz(x, x)[0]])
 def test_complex_results_are_refused_by_name(build):
+    """Eig, Schur and QZ: complex results in general."""
     x = pt.dmatrix("x")
     with pytest.raises(UnsupportedOpError, match="complex numbers are out of ptonnx's scope"):
         lifted([x], [build(x)])
+
+
+def test_solves_and_functions_of_matrices_lift_to_their_ir_ops():
+    """Solve, CholeskySolve, LUFactor with PivotToPermutations (lu_solve), Det, SLogDet,
+    MatrixInverse and Expm: each lifts to its IR op (CholeskySolve to two SolveTriangular)."""
+    try:
+        from pytensor.tensor.linalg import SLogDet
+    except ImportError:
+        from pytensor.tensor.nlinalg import SLogDet
+    x, b = pt.dmatrix("x"), pt.dmatrix("b")
+    a = _spd(3)
+    outs = [pt.linalg.solve(x, b), pt.linalg.cho_solve((x, True), b), pt.linalg.lu_solve(pt.linalg.lu_factor(x), b),
+            pt.linalg.det(x), SLogDet()(x)[1], pt.linalg.inv(x), pt.linalg.expm(x * 0.1)]
+    g = check_lift([x, b], outs, [a, np.arange(6.0).reshape(3, 2)])
+    for op in ("Solve", "SolveTriangular", "LUFactor", "PivotToPermutations", "Det", "SLogDet", "MatrixInverse", "Expm"):
+        assert op in ops(g), op

@@ -136,8 +136,14 @@ for _op, _name in ((Det, "Det"), (SLogDet, "SLogDet"), (MatrixInverse, "MatrixIn
 
 def _complex_results(ctx, node):
     """Eig, Schur and QZ: their results are complex for real matrices in general (or, in the real
-    Schur form, not unique): out of ptonnx's scope, refused by name."""
-    raise UnsupportedOpError(_core(node), node.outputs[0], (), reason=(
+    Schur form, not unique): out of ptonnx's scope, refused by name. (PyTensor 2.38's Eigh is a
+    subclass of Eig: it is refused as any op without a rule is.)"""
+    core = _core(node)
+    if type(core).__name__ not in ("Eig", "Schur", "QZ"):
+        from ptonnx.lifting.dispatch import LIFTERS
+
+        raise UnsupportedOpError(core, node.outputs[0], [c.__name__ for c in LIFTERS], family="PyTensor ops")
+    raise UnsupportedOpError(core, node.outputs[0], (), reason=(
         "its results are complex in general, and complex numbers are out of ptonnx's scope; for a symmetric "
         "matrix use pt.linalg.eigh (not yet supported either: issue 21)"))
 

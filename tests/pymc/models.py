@@ -320,7 +320,7 @@ def lkj_mvnormal(n: int = 100) -> pm.Model:
     return model
 
 
-def kalman_bivariate(n: int = 25) -> pm.Model:
+def kalman_bivariate(n: int = 12) -> pm.Model:
     """Two observed series of a 2-state AR model: the Kalman filter as a scan whose steps solve with
     the 2 x 2 innovation covariance F (the gain and v' F^-1 v) and take log det F, as state-space
     packages write it."""

@@ -318,3 +318,21 @@ def test_expm_and_its_gradient():
         outs = [out, cost, grad]
     check_like_pytensor([x], outs, [rng.normal(size=(4, 4))],
                         more_values=[[rng.normal(size=(4, 4)) * 10], [np.zeros((4, 4))]], compare=compare)
+
+
+def test_solve_and_slogdet_ill_conditioned():
+    """A general matrix of condition ~1e8: the residual of the solve is small (backward stability,
+    as LAPACK's getrs), the solution and log|det| as close to LAPACK's as the condition allows
+    (log|det|'s absolute error is det's relative error: up to about n cond eps)."""
+    rng = _rng(12)
+    u, _ = np.linalg.qr(rng.normal(size=(50, 50)))
+    v, _ = np.linalg.qr(rng.normal(size=(50, 50)))
+    a = (u * np.logspace(0, -8, 50)) @ v.T
+    rhs = rng.normal(size=(50, 2))
+    x, b = pt.dmatrix("x"), pt.dmatrix("b")
+    solution, logdet = ptonnx.compile_function([x, b], [pt.linalg.solve(x, b), _slogdet_op(x)[1]])(a, rhs)
+    residual = np.abs(a @ solution - rhs).max() / (np.abs(a).max() * np.abs(solution).max())
+    assert residual <= C * 50 * EPS, residual
+    expected = scipy.linalg.solve(a, rhs)
+    assert np.abs(solution - expected).max() <= 1e8 * C * 50 * EPS * np.abs(expected).max()
+    assert abs(logdet - np.linalg.slogdet(a)[1]) <= 1e8 * C * 50 * EPS

@@ -20,7 +20,7 @@ from ptonnx.lifting.dispatch import lifter_for
 from ptonnx.lifting.lift import lift_applies
 
 
-def _batch_shape(ctx, batch_shapes: list[list[Value]]) -> list[Value]:
+def batch_shape(ctx, batch_shapes: list[list[Value]]) -> list[Value]:
     """The inputs' batch sizes (left-padded with 1s), axis by axis. As in PyTensor, only a size
     known to be 1 broadcasts; the others must be equal (ValueError otherwise, PyTensor's message)."""
     from ptonnx.lifting.checks import check
@@ -75,7 +75,7 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
     for v, c in zip(values, core_ndims, strict=True):
         own = v.type.ndim - c
         padded.append([ctx.ints(1)] * (batch_ndim - own) + [ctx.dim(v, a) for a in range(own)])
-    batch = _batch_shape(ctx, padded)
+    batch = batch_shape(ctx, padded)
     count = ctx.product(batch)
     flat = []
     for v, c in zip(values, core_ndims, strict=True):

@@ -336,3 +336,13 @@ def test_solve_and_slogdet_ill_conditioned():
     expected = scipy.linalg.solve(a, rhs)
     assert np.abs(solution - expected).max() <= 1e8 * C * 50 * EPS * np.abs(expected).max()
     assert abs(logdet - np.linalg.slogdet(a)[1]) <= 1e8 * C * 50 * EPS
+
+
+@pytest.mark.parametrize("scale", [1e150, 1e-150, 1e-300])
+def test_huge_and_tiny_magnitudes(scale):
+    """Matrices scaled to the ends of float64's range (1e-300: subnormal products in the updates)
+    factor and solve as LAPACK does, within c n eps of the result's size."""
+    x, b = pt.dmatrix("x"), pt.dmatrix("b")
+    a, rhs = spd(40) * scale, _rng(13).normal(size=(40, 2)) * scale
+    outs = [pt.linalg.cholesky(x), pt.linalg.solve(x, b), pt.linalg.solve_triangular(x, b, lower=True)]
+    check_like_pytensor([x, b], outs, [a, rhs], more_values=[[spd(5) * scale, rhs[:5]]], compare_for=_compare_for)

@@ -53,6 +53,15 @@ def batch_shape(x: Ex) -> Ex:
     return x.op("Shape", start=0, end=x.value.type.ndim - 2)
 
 
+def common_batch(a: Ex, b: Ex) -> tuple[Ex, Ex]:
+    """Matrices a and b broadcast to one batch shape (both ways, as Blockwise broadcasts them)."""
+    if a.value.type.ndim == b.value.type.ndim == 2:
+        return a, b
+    ones = ints(a.scope, 1, 1)
+    return (a.op("Expand", batch_shape(b).op("Concat", ones, axis=0)),
+            b.op("Expand", batch_shape(a).op("Concat", ones, axis=0)))
+
+
 def cut(x: Ex, axis: int, start, end) -> Ex:
     """x[..., start:end, ...] along `axis` (start, end: int64 scalars or Python ints)."""
     scope = x.scope

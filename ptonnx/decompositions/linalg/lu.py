@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
+    common_batch,
     arange,
     ceil_div,
     diagonal,
@@ -203,7 +204,7 @@ def solve(node, inputs):
     kind, lower, b_ndim = node.attrs["assume_a"], node.attrs["lower"], node.attrs["b_ndim"]
     if b_ndim == 1:
         b = b.op("Unsqueeze", axes=(b.value.type.ndim,))
-    a, b = _broadcast(a, b)
+    a, b = common_batch(a, b)
     a, batch = flatten_batch(a, 2)
     b, _ = flatten_batch(b, 2)
     if kind in ("sym", "her", "pos"):  # only the triangle `lower` names is read: mirror it
@@ -218,14 +219,6 @@ def solve(node, inputs):
         x = fill_nan(singular, x)
     x = restore_batch(x, batch, 2)
     return x.op("Squeeze", axes=(x.value.type.ndim - 1,)) if b_ndim == 1 else x
-
-
-def _broadcast(a: Ex, b: Ex) -> tuple[Ex, Ex]:
-    if a.value.type.ndim == b.value.type.ndim == 2:
-        return a, b
-    ones = ints(a.scope, 1, 1)
-    return (a.op("Expand", b.op("Shape", start=0, end=b.value.type.ndim - 2).op("Concat", ones, axis=0)),
-            b.op("Expand", a.op("Shape", start=0, end=a.value.type.ndim - 2).op("Concat", ones, axis=0)))
 
 
 @decomposes("MatrixInverse")

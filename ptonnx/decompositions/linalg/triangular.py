@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
+    common_batch,
     arange,
     batch_shape,
     ceil_div,
@@ -102,23 +103,13 @@ def solve_lower(a: Ex, b: Ex, unit_diagonal: bool) -> Ex:
     return cut(x, r - 2, 0, n)
 
 
-def _common_batch(a: Ex, b: Ex) -> tuple[Ex, Ex]:
-    """a and b broadcast to one batch shape (both ways, as Blockwise broadcasts them)."""
-    ra, rb = a.value.type.ndim, b.value.type.ndim
-    if ra == rb == 2:
-        return a, b
-    ones = ints(a.scope, 1, 1)
-    return (a.op("Expand", batch_shape(b).op("Concat", ones, axis=0)),
-            b.op("Expand", batch_shape(a).op("Concat", ones, axis=0)))
-
-
 @decomposes("SolveTriangular")
 def solve_triangular(node, inputs):
     a, b = inputs
     lower, unit, b_ndim = node.attrs["lower"], node.attrs["unit_diagonal"], node.attrs["b_ndim"]
     if b_ndim == 1:
         b = b.op("Unsqueeze", axes=(b.value.type.ndim,))
-    a, b = _common_batch(a, b)
+    a, b = common_batch(a, b)
     r = a.value.type.ndim
     if lower:
         x = solve_lower(a, b, unit)

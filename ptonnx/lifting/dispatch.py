@@ -23,6 +23,23 @@ def lifts(*op_classes: type):
     return decorate
 
 
+#: Blockwise core op class -> its rule, for core ops whose IR op is batched itself (leading axes
+#: broadcast): their Blockwise lifts as the op does, one node, not a Loop over the batch
+BATCHED: dict[type, Callable] = {}
+
+
+def lifts_batched(*op_classes: type):
+    """`lifts`, and the same rule for a Blockwise of these Op classes (their IR op is batched)."""
+
+    def decorate(fn: Callable) -> Callable:
+        lifts(*op_classes)(fn)
+        for cls in op_classes:
+            BATCHED[cls] = fn
+        return fn
+
+    return decorate
+
+
 def lifter_for(op, variable) -> Callable:
     for cls in type(op).__mro__:
         rule = LIFTERS.get(cls)

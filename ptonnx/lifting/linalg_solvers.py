@@ -13,7 +13,7 @@ from ptonnx.errors import UnsupportedOpError
 from ptonnx.ir import Value
 from ptonnx.lifting.blockwise import batch_shape
 from ptonnx.lifting.checks import check
-from ptonnx.lifting.dispatch import lifts
+from ptonnx.lifting.dispatch import lifts_batched
 
 try:  # PyTensor 3 moved them; 2.38 has them in slinalg and nlinalg
     from pytensor.tensor.linalg import (
@@ -33,12 +33,12 @@ except ImportError:
     from pytensor.tensor.slinalg import Cholesky, CholeskySolve, Expm, LUFactor, PivotToPermutations, Solve, SolveTriangular
 
 
-def _core(node):
+def core_op(node):
     """The core op (of a Blockwise, or the op itself)."""
     return getattr(node.op, "core_op", node.op)
 
 
-def _square(ctx, a: Value, what: str) -> Value:
+def square(ctx, a: Value, what: str) -> Value:
     """`a`, checked square at run time where its type does not say so (PyTensor's ValueError)."""
     rows, cols = a.shape[-2:]
     if rows == cols and rows is not None:
@@ -47,7 +47,7 @@ def _square(ctx, a: Value, what: str) -> Value:
     return check(ctx, a, [ok], f"{what}: the matrix is expected to be square", ValueError)
 
 
-def _same_batch(ctx, values: list[Value], core_ndims: list[int]) -> list[Value]:
+def same_batch(ctx, values: list[Value], core_ndims: list[int]) -> list[Value]:
     """Inputs whose batch sizes may differ at run time broadcast to one batch shape, checked as
     Blockwise checks them (only a size known to be 1 broadcasts)."""
     own = [v.type.ndim - c for v, c in zip(values, core_ndims, strict=True)]
@@ -59,27 +59,27 @@ def _same_batch(ctx, values: list[Value], core_ndims: list[int]) -> list[Value]:
     return [ctx.op("Expand", v, ctx.op("Concat", batch, ctx.shape_of(v, o), axis=0)) for v, o in zip(values, own, strict=True)]
 
 
-@lifts(Cholesky)
+@lifts_batched(Cholesky)
 def lift_cholesky(ctx, node):
     out = node.outputs[0]
-    a = _square(ctx, ctx.cast(ctx.value(node.inputs[0]), out.type.dtype), "Cholesky")
-    return [ctx.op("Cholesky", a, lower=bool(_core(node).lower), name=out.name)]
+    a = square(ctx, ctx.cast(ctx.value(node.inputs[0]), out.type.dtype), "Cholesky")
+    return [ctx.op("Cholesky", a, lower=bool(core_op(node).lower), name=out.name)]
 
 
-@lifts(SolveTriangular)
+@lifts_batched(SolveTriangular)
 def lift_solve_triangular(ctx, node):
-    op, out = _core(node), node.outputs[0]
-    a, b = _matrix_and_rhs(ctx, node, "SolveTriangular")
+    op, out = core_op(node), node.outputs[0]
+    a, b = matrix_and_rhs(ctx, node, "SolveTriangular")
     return [ctx.op("SolveTriangular", a, b, lower=bool(op.lower), unit_diagonal=bool(op.unit_diagonal),
                    b_ndim=int(op.b_ndim), name=out.name)]
 
 
-def _matrix_and_rhs(ctx, node, what: str) -> tuple[Value, Value]:
+def matrix_and_rhs(ctx, node, what: str) -> tuple[Value, Value]:
     """a and b in the output's dtype: a square, batches broadcast, b with a's number of rows."""
-    op, out = _core(node), node.outputs[0]
+    op, out = core_op(node), node.outputs[0]
     a, b = (ctx.cast(ctx.value(v), out.type.dtype) for v in node.inputs)
-    a = _square(ctx, a, what)
-    a, b = _same_batch(ctx, [a, b], [2, op.b_ndim])
+    a = square(ctx, a, what)
+    a, b = same_batch(ctx, [a, b], [2, op.b_ndim])
     rows = b.type.ndim - op.b_ndim
     if not (isinstance(a.shape[-1], int) and a.shape[-1] == b.shape[rows]):
         ok = ctx.op("Equal", ctx.dim(a, a.type.ndim - 1), ctx.dim(b, rows))
@@ -87,43 +87,43 @@ def _matrix_and_rhs(ctx, node, what: str) -> tuple[Value, Value]:
     return a, b
 
 
-@lifts(Solve)
+@lifts_batched(Solve)
 def lift_solve(ctx, node):
-    op, out = _core(node), node.outputs[0]
-    a, b = _matrix_and_rhs(ctx, node, "Solve")
+    op, out = core_op(node), node.outputs[0]
+    a, b = matrix_and_rhs(ctx, node, "Solve")
     return [ctx.op("Solve", a, b, assume_a=str(op.assume_a), lower=bool(op.lower), b_ndim=int(op.b_ndim), name=out.name)]
 
 
-@lifts(CholeskySolve)
+@lifts_batched(CholeskySolve)
 def lift_cho_solve(ctx, node):
     """scipy's cho_solve (LAPACK potrs): two triangular solves with the factor c."""
-    op, out = _core(node), node.outputs[0]
-    c, b = _matrix_and_rhs(ctx, node, "CholeskySolve")
+    op, out = core_op(node), node.outputs[0]
+    c, b = matrix_and_rhs(ctx, node, "CholeskySolve")
     flip = ctx.op("Transpose", c, perm=(*range(c.type.ndim - 2), c.type.ndim - 1, c.type.ndim - 2))
     first, second = (c, flip) if op.lower else (flip, c)
     y = ctx.op("SolveTriangular", first, b, lower=True, b_ndim=int(op.b_ndim))
     return [ctx.op("SolveTriangular", second, y, lower=False, b_ndim=int(op.b_ndim), name=out.name)]
 
 
-@lifts(LUFactor)
+@lifts_batched(LUFactor)
 def lift_lu_factor(ctx, node):
     lu_var, pivots_var = node.outputs
-    a = _square(ctx, ctx.cast(ctx.value(node.inputs[0]), lu_var.type.dtype), "LUFactor")
+    a = square(ctx, ctx.cast(ctx.value(node.inputs[0]), lu_var.type.dtype), "LUFactor")
     lu, pivots = ctx.builder.node("LUFactor", [a]).outputs
     return [lu, ctx.cast(pivots, pivots_var.type.dtype)]
 
 
-@lifts(PivotToPermutations)
+@lifts_batched(PivotToPermutations)
 def lift_pivot_to_permutations(ctx, node):
     pivots = ctx.cast(ctx.value(node.inputs[0]), "int64")
-    out = ctx.op("PivotToPermutations", pivots, inverse=bool(_core(node).inverse))
+    out = ctx.op("PivotToPermutations", pivots, inverse=bool(core_op(node).inverse))
     return [ctx.cast(out, node.outputs[0].type.dtype)]
 
 
-def _unary_matrix(ir_op: str):
+def unary_matrix(ir_op: str):
     def lift(ctx, node):
         dtype = node.outputs[0].type.dtype
-        a = _square(ctx, ctx.cast(ctx.value(node.inputs[0]), dtype), ir_op)
+        a = square(ctx, ctx.cast(ctx.value(node.inputs[0]), dtype), ir_op)
         return list(ctx.builder.node(ir_op, [a]).outputs)
 
     lift.__name__ = f"lift_{ir_op.lower()}"
@@ -131,14 +131,14 @@ def _unary_matrix(ir_op: str):
 
 
 for _op, _name in ((Det, "Det"), (SLogDet, "SLogDet"), (MatrixInverse, "MatrixInverse"), (Expm, "Expm")):
-    lifts(_op)(_unary_matrix(_name))
+    lifts_batched(_op)(unary_matrix(_name))
 
 
 def _complex_results(ctx, node):
     """Eig, Schur and QZ: their results are complex for real matrices in general (or, in the real
     Schur form, not unique): out of ptonnx's scope, refused by name. (PyTensor 2.38's Eigh is a
     subclass of Eig: it is refused as any op without a rule is.)"""
-    core = _core(node)
+    core = core_op(node)
     if type(core).__name__ not in ("Eig", "Schur", "QZ"):
         from ptonnx.lifting.dispatch import LIFTERS
 
@@ -154,12 +154,5 @@ except ImportError:
     from pytensor.tensor.nlinalg import Eig
     from pytensor.tensor.slinalg import QZ, Schur
 
-for _op in (Eig, Schur, QZ):
-    lifts(_op)(_complex_results)
+lifts_batched(Eig, Schur, QZ)(_complex_results)
 
-
-#: Blockwise core ops whose IR op is batched itself: their Blockwise lifts as the op does
-BATCHED = {Cholesky: lift_cholesky, SolveTriangular: lift_solve_triangular, Solve: lift_solve, CholeskySolve: lift_cho_solve,
-           LUFactor: lift_lu_factor, PivotToPermutations: lift_pivot_to_permutations, Det: _unary_matrix("Det"),
-           SLogDet: _unary_matrix("SLogDet"), MatrixInverse: _unary_matrix("MatrixInverse"), Expm: _unary_matrix("Expm"),
-           Eig: _complex_results, Schur: _complex_results, QZ: _complex_results}

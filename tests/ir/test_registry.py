@@ -36,6 +36,9 @@ FAMILY_TESTS = {
     "control": [("tests/e2e/test_scalar_loop.py", "REACHED_BY"), ("tests/e2e/test_ifelse.py", "REACHED_BY")],
     "kernel": [("tests/lowering/test_kernels.py", "COVERS")],
     "linalg": [("tests/linalg/test_linalg.py", "REACHED_BY")],
+    "linalg_eigen": [("tests/linalg/test_eigh.py", "REACHED_BY")],
+    "linalg_orthogonal": [("tests/linalg/test_qr_svd.py", "REACHED_BY")],
+    "linalg_sylvester": [("tests/linalg/test_sylvester.py", "REACHED_BY")],
 }
 
 

@@ -1,17 +1,14 @@
 """lifting/linalg.py: Dot, the Matmul Blockwise, the BLAS forms of compiled graphs (Dot22,
-Dot22Scalar, BatchedDot, Gemv, Gemm, Ger) as MatMul with Mul/Add for their scalars, BlockDiagonal,
-and the refusal of the linear algebra ptonnx does not lift yet (eigh, svd, qr, pinv)."""
+Dot22Scalar, BatchedDot, Gemv, Gemm, Ger) as MatMul with Mul/Add for their scalars, BlockDiagonal."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytensor.tensor as pt
-import pytest
 from pytensor.tensor.blas import BatchedDot, _dot22, _dot22scalar, gemm_no_inplace, gemv_no_inplace, ger
 
-from ptonnx.errors import UnsupportedOpError
 from ptonnx.lifting.linalg import BlockDiagonal
-from tests.lifting.helpers import check_lift, lifted, ops
+from tests.lifting.helpers import check_lift, ops
 
 A = np.array([[1.0, -0.0, 2.5], [np.inf, 1.0, 0.0], [3.0, 5e-324, -1.0]])
 B = np.array([[0.5, 2.0], [-1.0, 0.0], [4.0, -0.0]])
@@ -76,17 +73,3 @@ def test_block_diagonal():
     blockwise = pt.linalg.block_diag(a, c)
     g = check_lift([a, b, c], [core, blockwise], [A, np.array([[1, 2]], np.int32), B], [np.zeros((0, 2)), np.zeros((2, 0), np.int32), B])
     assert "Concat" in ops(g)
-
-
-@pytest.mark.parametrize(("build", "name"), [
-    (lambda x: pt.linalg.eigh(x)[0], "Eigh"),
-    (lambda x: pt.linalg.svd(x, compute_uv=False), "SVD"),
-    (lambda x: pt.linalg.qr(x)[0], "QR"),
-    (pt.linalg.pinv, "MatrixPinv"),
-])
-def test_linear_algebra_ptonnx_does_not_lift_is_refused_by_name(build, name):
-    x = pt.dmatrix("x")
-    y = build(x)
-    y.name = "result"
-    with pytest.raises(UnsupportedOpError, match=rf"(?s){name}.*producing result.*Supported .*Dot.*Rewrite the graph to use supported ops"):
-        lifted([x], [y])

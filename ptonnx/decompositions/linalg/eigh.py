@@ -1,0 +1,1 @@
+"""Eigh and Eigvalsh as decompositions. Work in progress (issue 21)."""

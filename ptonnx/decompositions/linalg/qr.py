@@ -1,0 +1,1 @@
+"""QR as a decomposition. Work in progress (issue 21)."""

@@ -1,0 +1,1 @@
+"""SVD as a decomposition. Work in progress (issue 21)."""

@@ -1,0 +1,1 @@
+"""Sylvester equations as a decomposition. Work in progress (issue 21)."""

@@ -1,0 +1,1 @@
+"""Symmetric eigendecomposition IR ops (Eigh, Eigvalsh). Work in progress (issue 21)."""

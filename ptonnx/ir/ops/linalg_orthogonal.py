@@ -1,0 +1,1 @@
+"""Orthogonal factorisations IR ops (QR, SVD, MatrixPinv). Work in progress (issue 21)."""

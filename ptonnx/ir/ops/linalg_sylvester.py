@@ -1,0 +1,1 @@
+"""Sylvester and Lyapunov equation IR ops. Work in progress (issue 21)."""

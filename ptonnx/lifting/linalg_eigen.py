@@ -1,0 +1,1 @@
+"""Lifting of Eigh and Eigvalsh. Work in progress (issue 21)."""

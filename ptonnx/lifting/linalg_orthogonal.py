@@ -1,0 +1,1 @@
+"""Lifting of QR, SVD and MatrixPinv. Work in progress (issue 21)."""

@@ -63,7 +63,7 @@ def rewritten_graph(variables, outs):
     return pytensor.function(variables, outs, mode=Mode(linker="py", optimizer=ptonnx.mode.onnx_mode().provided_optimizer)).maker.fgraph
 
 
-def check_like_pytensor(variables, outs, values, message=None, compare=None, *, more_values=(), compare_for=None):
+def check_like_pytensor(variables, outs, values, message=None, compare=None, *, more_values=(), compare_for=None, reference_mode=None):
     """The compiled model returns what PyTensor returns, or raises like it: a
     `ptonnx.errors.CheckFailedError` that is also PyTensor's exception class. Checked
     for the plain graph and for the ONNX mode's rewritten graph (each against PyTensor's
@@ -71,7 +71,9 @@ def check_like_pytensor(variables, outs, values, message=None, compare=None, *, 
     on the plain graph, or None. `compare(actual, expected, context)` replaces `assert_same`.
 
     `more_values`: further input lists (other shapes: one model serves unknown dims) run
-    through the same compiled models; `compare_for(values)` gives the compare for each list."""
+    through the same compiled models; `compare_for(values)` gives the compare for each list.
+    `reference_mode`: PyTensor's evaluation in another mode (its C backend, where the Python one
+    would take too long), REFERENCE_MODE by default."""
     from ptonnx.errors import CheckFailedError
 
     value_lists = [values, *more_values]
@@ -79,7 +81,7 @@ def check_like_pytensor(variables, outs, values, message=None, compare=None, *, 
     graphs = [(ptonnx.api.function_graph(variables, outs), variables, outs), (rewritten, rewritten.inputs, rewritten.outputs)]
     first = None
     for k, (fgraph, ins, graph_outs) in enumerate(graphs):
-        reference = pytensor.function(ins, graph_outs, mode=REFERENCE_MODE)
+        reference = pytensor.function(ins, graph_outs, mode=reference_mode or REFERENCE_MODE)
         cm = None
         for n, vals in enumerate(value_lists):
             expected, raised = _outcome(reference, vals)

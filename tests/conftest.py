@@ -74,7 +74,6 @@ def check_like_pytensor(variables, outs, values, message=None, compare=None, *, 
     through the same compiled models; `compare_for(values)` gives the compare for each list.
     `reference_mode`: PyTensor's evaluation in another mode (its C backend, where the Python one
     would take too long), REFERENCE_MODE by default."""
-    from ptonnx.errors import CheckFailedError
 
     value_lists = [values, *more_values]
     rewritten = rewritten_graph(variables, outs)
@@ -94,16 +93,24 @@ def check_like_pytensor(variables, outs, values, message=None, compare=None, *, 
                 runs = {level: cm.with_session_options(session_options(level)) for level in ORT_LEVELS}
             check = compare_for(vals) if compare_for is not None else compare or assert_same
             for level, run in runs.items():
-                actual, failed = _outcome(run, vals)
-                where = f"at {level}" + (f" on input list {n}" if n else "") + f"\n{cm.ir}"
-                if raised is None:
-                    assert failed is None, f"PyTensor returned; ptonnx raised {failed!r} {where}"
-                    for a, e in zip(actual, expected, strict=True):
-                        check(a, e, where)
-                    continue
-                assert failed is not None, f"PyTensor raised {raised!r}; ptonnx returned {actual} {where}"
-                assert isinstance(failed, CheckFailedError), f"{failed!r} {where}"
-                assert isinstance(failed, type(raised)), f"{type(failed).__mro__} is not a {type(raised)} {where}"
-                if message is not None:
-                    assert message in str(failed)
+                try:
+                    _same_outcome(run, vals, expected, raised, check, message, f"at {level}" + (f" on input list {n}" if n else ""))
+                except AssertionError as exc:  # the IR only on failure: printing it costs seconds for a big graph
+                    raise AssertionError(f"{exc}\n{cm.ir}") from None
     return first
+
+
+def _same_outcome(run, vals, expected, raised, check, message, where: str) -> None:
+    from ptonnx.errors import CheckFailedError
+
+    actual, failed = _outcome(run, vals)
+    if raised is None:
+        assert failed is None, f"PyTensor returned; ptonnx raised {failed!r} {where}"
+        for a, e in zip(actual, expected, strict=True):
+            check(a, e, where)
+        return
+    assert failed is not None, f"PyTensor raised {raised!r}; ptonnx returned {actual} {where}"
+    assert isinstance(failed, CheckFailedError), f"{failed!r} {where}"
+    assert isinstance(failed, type(raised)), f"{type(failed).__mro__} is not a {type(raised)} {where}"
+    if message is not None:
+        assert message in str(failed)

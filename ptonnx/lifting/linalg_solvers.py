@@ -1,4 +1,4 @@
-"""Factorisations and solves (Cholesky, SolveTriangular, Solve, CholeskySolve, LUFactor,
+"""Factorisations and solves (Cholesky, SolveTriangular, Solve, CholeskySolve, LU, LUFactor,
 PivotToPermutations) and functions of matrices (Det, SLogDet, MatrixInverse, Expm), alone or under
 Blockwise.
 
@@ -21,6 +21,7 @@ try:  # PyTensor 3 moved them; 2.38 has them in slinalg and nlinalg
         CholeskySolve,
         Det,
         Expm,
+        LU,
         LUFactor,
         MatrixInverse,
         PivotToPermutations,
@@ -30,7 +31,7 @@ try:  # PyTensor 3 moved them; 2.38 has them in slinalg and nlinalg
     )
 except ImportError:
     from pytensor.tensor.nlinalg import Det, MatrixInverse, SLogDet
-    from pytensor.tensor.slinalg import Cholesky, CholeskySolve, Expm, LUFactor, PivotToPermutations, Solve, SolveTriangular
+    from pytensor.tensor.slinalg import LU, Cholesky, CholeskySolve, Expm, LUFactor, PivotToPermutations, Solve, SolveTriangular
 
 
 def core_op(node):
@@ -111,6 +112,23 @@ def lift_lu_factor(ctx, node):
     a = square(ctx, ctx.cast(ctx.value(node.inputs[0]), lu_var.type.dtype), "LUFactor")
     lu, pivots = ctx.builder.node("LUFactor", [a]).outputs
     return [lu, ctx.cast(pivots, pivots_var.type.dtype)]
+
+
+@lifts_batched(LU)
+def lift_lu(ctx, node):
+    """scipy.linalg.lu: the IR's LU gives L (or P L), U and the row indices p; the permutation
+    matrix is P[i, j] = (p[i] == j), exact. A non-square matrix is factored as scipy factors it."""
+    op = core_op(node)
+    dtype = node.outputs[-1].type.dtype
+    low, up, p = ctx.builder.node("LU", [ctx.cast(ctx.value(node.inputs[0]), dtype)], {"permute_l": bool(op.permute_l)}).outputs
+    if op.permute_l:
+        return [low, up]
+    if op.p_indices:
+        return [ctx.cast(p, node.outputs[0].type.dtype), low, up]
+    r = p.type.ndim
+    cols = ctx.op("Range", ctx.ints(0), ctx.dim(p, r - 1), ctx.ints(1))
+    hits = ctx.op("Equal", ctx.op("Unsqueeze", p, axes=(r,)), cols)
+    return [ctx.cast(hits, node.outputs[0].type.dtype), low, up]
 
 
 @lifts_batched(PivotToPermutations)

@@ -1,4 +1,4 @@
-"""lifting/linalg_solvers.py: Cholesky, SolveTriangular, Solve, CholeskySolve, LUFactor,
+"""lifting/linalg_solvers.py: Cholesky, SolveTriangular, Solve, CholeskySolve, LU, LUFactor,
 PivotToPermutations, Det, SLogDet, MatrixInverse and Expm, alone or under Blockwise, lift to one
 batched IR node each (no Loop over the batch), with PyTensor's run-time errors as checks only where
 the types leave them open; `interpret` (LAPACK through SciPy) against PyTensor. Eig, Schur and QZ
@@ -66,3 +66,18 @@ def test_solves_and_functions_of_matrices_lift_to_their_ir_ops():
     g = check_lift([x, b], outs, [a, np.arange(6.0).reshape(3, 2)])
     for op in ("Solve", "SolveTriangular", "LUFactor", "PivotToPermutations", "Det", "SLogDet", "MatrixInverse", "Expm"):
         assert op in ops(g), op
+
+
+def test_lu_forms_lift_to_one_lu_node():
+    """LU (scipy.linalg.lu) in its three forms: one IR LU node each (P L with permute_l), the row
+    indices cast to PyTensor's int32, the permutation matrix built from them by comparison."""
+    x, xb = pt.dmatrix("x"), pt.dtensor3("xb")
+    rng = np.random.default_rng(3)
+    outs = [*pt.linalg.lu(x), *pt.linalg.lu(x, p_indices=True), *pt.linalg.lu(x, permute_l=True), *pt.linalg.lu(xb)]
+
+    def compare(actual, expected, context=""):  # PyTensor's Python LU hands on scipy's int64 indices
+        np.testing.assert_allclose(actual, expected.astype(actual.dtype), rtol=1e-12, atol=1e-14, err_msg=context)
+
+    g = check_lift([x, xb], outs, [rng.normal(size=(4, 4)), rng.normal(size=(2, 3, 3))],
+                   [rng.normal(size=(2, 5)), rng.normal(size=(2, 4, 2))], compare_with=compare)
+    assert ops(g).count("LU") == 4 and "Loop" not in ops(g)

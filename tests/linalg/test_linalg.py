@@ -1,8 +1,9 @@
-"""Cholesky and SolveTriangular from PyTensor graphs against PyTensor's own evaluation (LAPACK
-through SciPy), plain and rewritten graphs, at both onnxruntime levels: sizes 0, 1, 2, 5, 50 and
-200 through one model (unknown n), batches, upper and lower, well- and ill-conditioned (~1e8)
-inputs, matrices that are not positive definite or singular (NaN, as PyTensor), NaN inputs,
-gradients, and PyTensor's errors for non-square matrices."""
+"""Cholesky, SolveTriangular and the LU family (LU itself: square and not, singular) from PyTensor
+graphs against PyTensor's own evaluation (LAPACK through SciPy), plain and rewritten graphs, at
+both onnxruntime levels: sizes 0, 1, 2, 5, 50 and 200 through one model (unknown n), batches,
+upper and lower, well- and ill-conditioned (~1e8) inputs, matrices that are not positive definite
+or singular (NaN, as PyTensor), NaN inputs, gradients, and PyTensor's errors for non-square
+matrices."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ REACHED_BY = {"Cholesky": ("test_cholesky_sizes_batches_and_failures", "test_cho
               "LUFactor": ("test_lu_factor_and_lu_solve",),
               "PivotToPermutations": ("test_lu_factor_and_lu_solve",),
               "SLogDet": ("test_slogdet_op",),
-              "Expm": ("test_expm_and_its_gradient",)}
+              "Expm": ("test_expm_and_its_gradient",),
+              "LU": ("test_lu_forms_sizes_and_singular_matrices", "test_lu_batches_float32_and_gradients")}
 
 
 def test_cholesky_sizes_batches_and_failures():
@@ -130,7 +132,7 @@ def test_every_linalg_op_is_reached_from_pytensor():
     programs = {"Cholesky": pt.linalg.cholesky(x), "SolveTriangular": pt.linalg.solve_triangular(x, b, lower=True),
                 "Solve": pt.linalg.solve(x, b), "Det": pt.linalg.det(x), "MatrixInverse": pt.linalg.inv(x),
                 "LUFactor": pt.linalg.lu_factor(x)[0], "PivotToPermutations": pt.linalg.lu_solve(pt.linalg.lu_factor(x), b),
-                "SLogDet": _slogdet_op(x)[1], "Expm": pt.linalg.expm(x)}
+                "SLogDet": _slogdet_op(x)[1], "Expm": pt.linalg.expm(x), "LU": pt.linalg.lu(x)[1]}
     for op, out in programs.items():
         assert op in ptonnx.lift(ptonnx.api.function_graph([x, b], [out])).op_counts(), op
     assert set(REACHED_BY) == set(programs) == {n for n, s in ptonnx.ir.all_schemas().items() if s.family == "linalg"}
@@ -292,3 +294,73 @@ def test_huge_and_tiny_magnitudes(scale):
     a, rhs = spd(40) * scale, _rng(13).normal(size=(40, 2)) * scale
     outs = [pt.linalg.cholesky(x), pt.linalg.solve(x, b), pt.linalg.solve_triangular(x, b, lower=True)]
     check_like_pytensor([x, b], outs, [a, rhs], more_values=[[spd(5) * scale, rhs[:5]]], compare_for=_compare_for)
+
+
+def _lu_compare(values):
+    """normwise; p_indices by value: PyTensor types them int32, and its Python implementation hands
+    on scipy's int64 (ptonnx gives the type's int32)."""
+    n = max(values[0].shape[-2:] + (1,))
+
+    def compare(actual, expected, context):
+        if expected.dtype.kind in "iu":
+            assert actual.dtype == np.int32 and np.array_equal(actual, expected), context
+            return
+        normwise(actual, expected, context, n=n)
+
+    return compare
+
+
+@pytest.mark.parametrize("form", [{}, {"p_indices": True}, {"permute_l": True}])
+def test_lu_forms_sizes_and_singular_matrices(form):
+    """scipy.linalg.lu (PyTensor's LU): sizes 0 to 200 and non-square matrices through one model;
+    singular matrices factor with a zero pivot (finite, as getrf: no NaN); inf or NaN raises
+    ValueError, as scipy's check_finite."""
+    x = pt.dmatrix("x")
+    outs = list(pt.linalg.lu(x, **form))
+    rng = _rng(20)
+    zero_column = _general(5)
+    zero_column[:, 2] = 0.0
+    lists = [[_general(n, n)] for n in SIZES[1:]] + [[rng.normal(size=s)] for s in ((3, 6), (6, 3), (1, 3), (0, 2))]
+    lists += [[np.zeros((3, 3))], [zero_column], [np.ones((4, 6))], [np.array([[0.0, 1.0], [0.0, 2.0]])]]
+    check_like_pytensor([x], outs, [_general(0)], more_values=lists, compare_for=_lu_compare)
+    for bad in (np.array([[1.0, np.nan], [0.0, 1.0]]), np.array([[1.0, 2.0], [np.inf, 1.0]])):
+        error = check_like_pytensor([x], outs, [bad])
+        assert isinstance(error, ValueError)
+
+
+def test_lu_rank_deficient_and_ill_conditioned():
+    """Pivots that are rounding errors (rank 3 of 8) or tiny (condition ~1e12): the factors are
+    held to what getrf promises, |L| <= 1 and P L U = a to c n eps, not to LAPACK's rounding."""
+    from tests.lowering.test_linalg import assert_lu_factors
+
+    x = pt.dmatrix("x")
+    cm = ptonnx.compile_function([x], list(pt.linalg.lu(x, p_indices=True)))
+    rng = _rng(21)
+    u, _ = np.linalg.qr(rng.normal(size=(40, 40)))
+    ill = (u * np.logspace(0, -12, 40)) @ u.T
+    for a in (rng.normal(size=(8, 3)) @ rng.normal(size=(3, 8)), ill):
+        p, low, up = cm(a)
+        assert_lu_factors(a, low, up, p, permute_l=False)
+
+
+def test_lu_batches_float32_and_gradients():
+    """Batches (an empty batch: PyTensor cannot evaluate it, ptonnx gives empty factors), a static
+    non-square shape, float32, and PyTensor's gradient graphs of each form (solve_triangular, and a second LU for permute_l)."""
+    xb = pt.dtensor3("xb")
+    check_like_pytensor([xb], list(pt.linalg.lu(xb)), [np.stack([_general(4, k) for k in range(3)])],
+                        more_values=[[_rng(22).normal(size=(2, 3, 5))]], compare_for=_lu_compare)
+    p, low, up = ptonnx.compile_function([xb], list(pt.linalg.lu(xb)))(np.zeros((0, 4, 4)))
+    assert p.shape == low.shape == up.shape == (0, 4, 4)
+    wide = pt.tensor("wide", shape=(2, 3), dtype="float64")  # static: PyTensor types L as (2, 3), scipy's is (2, 2)
+    check_like_pytensor([wide], list(pt.linalg.lu(wide)), [_rng(23).normal(size=(2, 3))], compare_for=_lu_compare)
+    x32 = pt.fmatrix("x32")
+    check_like_pytensor([x32], list(pt.linalg.lu(x32, p_indices=True)), [_general(6).astype("float32")],
+                        more_values=[[_general(30, 3).astype("float32")]], compare_for=_lu_compare)
+    x = pt.dmatrix("x")
+    weights = np.arange(1.0, 26.0).reshape(5, 5)
+    outs = []
+    for form in ({}, {"p_indices": True}, {"permute_l": True}):
+        *_, low, up = pt.linalg.lu(x, **form)
+        cost = (low * weights).sum() + (up * weights.T).sum()
+        outs += [cost, pytensor.grad(cost, x)]
+    check_like_pytensor([x], outs, [_general(5, 5)], compare_for=_lu_compare)

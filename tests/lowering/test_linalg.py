@@ -1,8 +1,8 @@
-"""The linear-algebra ops built by hand (no PyTensor), decomposed into Loops over MatMul,
-lowered and run at both onnxruntime levels against `interpret` (LAPACK through SciPy, NumPy):
-one model for every size (0, 1, block edges 31-33, 100), batches (empty ones too), failures
-(NaN where LAPACK refuses, LinAlgError where NumPy raises), NaN inputs, and an unread triangle
-full of NaN."""
+"""The linear-algebra ops (LU among them: non-square, singular) built by hand (no PyTensor),
+decomposed into Loops over MatMul, lowered and run at both onnxruntime levels against `interpret`
+(LAPACK through SciPy, NumPy): one model for every size (0, 1, block edges 31-33, 100), batches
+(empty ones too), failures (NaN where LAPACK refuses, LinAlgError where NumPy raises), NaN inputs,
+and an unread triangle full of NaN."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tests.lowering.harness import compiled, one_node
 pytestmark = pytest.mark.one_environment  # hand-built IR: no PyTensor involved
 
 COVERS = frozenset({"Cholesky", "SolveTriangular", "LUFactor", "Det", "SLogDet", "MatrixInverse", "Solve",
-                    "PivotToPermutations", "Expm"})
+                    "PivotToPermutations", "Expm", "LU"})
 
 
 def _spd(n, batch=(), seed=0):
@@ -149,3 +149,43 @@ def test_expm():
     batched = compiled(one_node("Expm", [T("float64", ("b", None, None))], {}))
     batched.check(np.stack([rng.normal(size=(4, 4)) * s for s in (0.01, 1.0, 30.0)]), compare=compare)
     batched.check(np.zeros((0, 4, 4)), compare=compare)
+
+
+@pytest.mark.parametrize("permute_l", [False, True])
+def test_lu(permute_l):
+    """scipy.linalg.lu through one model: square sizes across block edges, non-square both ways,
+    singular and rank-deficient matrices (a zero pivot: finite L and U, as getrf), ties between
+    pivot candidates (the first), batches (empty ones too); inf or NaN raises ValueError."""
+    rng = np.random.default_rng(4)
+    case = compiled(one_node("LU", [T("float64", (None, None))], {"permute_l": permute_l}))
+    for shape in [(0, 0), (1, 1), (2, 2), (5, 5), (33, 33), (70, 70), (3, 7), (7, 3), (1, 4), (4, 1), (0, 3), (3, 0), (40, 45)]:
+        case.check(rng.normal(size=shape), compare=_close_n(max(shape)), context=f"{shape}")
+    zero_column = _general(5)
+    zero_column[:, 1] = 0.0
+    ties = np.array([[1.0, 2.0, 3.0], [-1.0, 5.0, 1.0], [1.0, 2.0, 4.0]])
+    for a in (np.zeros((4, 4)), zero_column, ties, np.ones((3, 5)), zero_column[:, :3], np.ones((4, 2))):
+        case.check(a, compare=_close_n(8), context=str(a))
+    # rank 2 in rounding: the trailing pivots are rounding errors, whose order is the kernels' own;
+    # the factorisation is held to what getrf promises (|L| <= 1, P L U = a to c n eps)
+    rank_two = rng.normal(size=(6, 2)) @ rng.normal(size=(2, 6))
+    for run in case.runs.values():
+        low, up, p = run(rank_two)
+        assert_lu_factors(rank_two, low, up, p, permute_l)
+    for bad in (np.array([[1.0, np.nan], [0.0, 1.0]]), np.array([[np.inf, 0.0], [0.0, 1.0]])):
+        case.check_fails(bad, exception=ValueError, match="infs or NaNs")
+    batched = compiled(one_node("LU", [T("float64", ("b", None, None))], {"permute_l": permute_l}))
+    for a in (rng.normal(size=(3, 4, 4)), rng.normal(size=(2, 3, 5)), np.zeros((0, 4, 4)), np.zeros((2, 0, 0))):
+        batched.check(a, compare=_close_n(5))
+
+
+def assert_lu_factors(a, low, up, p, permute_l, eps=2.2e-16):
+    """L unit lower triangular with |L| <= 1 (partial pivoting), U upper, (L U)[p] = a (P L U with
+    permute_l) to c n eps of a's largest entry."""
+    assert np.array_equal(np.sort(p, axis=-1), np.broadcast_to(np.arange(p.shape[-1]), p.shape))
+    if permute_l:
+        inverse = np.argsort(p, axis=-1)
+        low = np.take_along_axis(low, inverse[..., None], axis=-2)
+    assert np.array_equal(np.triu(low, 1), np.zeros_like(low)) and np.all(np.diagonal(low, axis1=-2, axis2=-1) == 1.0)
+    assert np.abs(low).max(initial=0.0) <= 1.0 and np.array_equal(np.tril(up, -1), np.zeros_like(up))
+    rebuilt = np.take_along_axis(low @ up, p[..., None], axis=-2)
+    assert np.abs(rebuilt - a).max(initial=0.0) <= 8 * max(a.shape[-2:]) * eps * np.abs(a).max(initial=1.0)

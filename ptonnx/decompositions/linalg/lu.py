@@ -1,4 +1,4 @@
-"""LU with partial pivoting (LAPACK's getrf), and what is computed from it: LUFactor, Solve,
+"""LU with partial pivoting (LAPACK's getrf), and what is computed from it: LU, LUFactor, Solve,
 Det, SLogDet, MatrixInverse, PivotToPermutations.
 
 Blocked right-looking, as getrf. onnxruntime's Loop costs about 1 us a body node a trip (see
@@ -11,7 +11,8 @@ the panel's row order to the whole rows, U12 = inv(L11) A12 and A22 -= L21 U12 a
 
 Solve and MatrixInverse append b (the identity) to the matrix: the factorisation leaves
 L^-1 P b there, and only the upper solve is left. A zero pivot (singular) is found from U's
-diagonal once, after the factorisation.
+diagonal once, after the factorisation; the factorisation itself goes on past it as getrf does
+(the column is left unscaled), which is what LU (scipy.linalg.lu) returns.
 
 Batch axes are flattened to one at the start and restored at the end.
 """
@@ -105,7 +106,9 @@ def _panel(p: Ex, m: Ex, w: Ex) -> tuple[Ex, Ex, Ex, Ex]:
     pivot_values = rows.op("Reshape", vec(count, m * width)).op("Gather", arange(w) * (width + 1), axis=1)
     panel = cut(rows, 2, 0, w)
     strict = idx.op("Unsqueeze", axes=(1,)) > arange(w).op("Unsqueeze", axes=(0,))
-    factored = where(strict, panel / pivot_values.op("Unsqueeze", axes=(1,)), panel)
+    # a zero pivot leaves its column unscaled, as getrf does (it holds zeros then): no 0 / 0
+    safe = where(pivot_values.eq(0.0), 1.0, pivot_values)
+    factored = where(strict, panel / safe.op("Unsqueeze", axes=(1,)), panel)
     order = rows.op("Gather", w, axis=2)  # NaN multipliers (inf or NaN entries) spoil it: any index then
     order = where(order.op("IsNaN"), 0.0, order).cast("int64")
     inverse = cut(cut(rows, 1, 0, w), 2, w + 1, width) + steps.eq(arange(w)).cast(p.dtype)
@@ -259,3 +262,36 @@ def _invert_permutation(order: Ex) -> Ex:
     idx = arange(n)
     hits = order.op("Unsqueeze", axes=(2,)).eq(idx.op("Unsqueeze", axes=(0,)).op("Unsqueeze", axes=(0,)))  # [b, i, v]
     return where(hits, idx.op("Unsqueeze", axes=(0,)).op("Unsqueeze", axes=(2,)), 0).op("ReduceSum", axes=(1,))
+
+
+@decomposes("LU")
+def lu(node, inputs):
+    """scipy.linalg.lu. An (m, n) matrix is factored as the square one of size max(m, n) with zero
+    rows or columns appended: a zero row is never a pivot before the real rows run out (ArgMax
+    takes the first largest |value|, as idamax), and a zero column pivots on its own row, so the
+    first min(m, n) steps are getrf's of the matrix itself and the rest swap nothing."""
+    (a,) = inputs
+    ok = a.op("IsNaN").op("Or", a.op("IsInf")).op("Reshape", ints(a.scope, -1)).op("ReduceAny", axes=(0,), keepdims=False).op("Not")
+    a = a.op("Check", ok, message="array must not contain infs or NaNs", exception="builtins:ValueError")
+    a, batch = flatten_batch(a, 2)
+    count, m, n = dim(a, 0), dim(a, 1), dim(a, 2)
+    rows, cols = a.value.type.shape[1:]
+    if rows == cols and rows is not None:
+        s = k = n
+        square = a
+    else:
+        s, k = m.op("Max", n), m.op("Min", n)
+        square = a.op("Concat", zeros(a, vec(count, m, s - n)), axis=2).op("Concat", zeros(a, vec(count, s - m, s)), axis=1)
+    packed, _, order, _, _ = lu_factor(square)
+    packed = cut(cut(packed, 1, 0, s), 2, 0, s)
+    idx = arange(s)
+    on_or_above = idx.op("Unsqueeze", axes=(1,)) <= idx.op("Unsqueeze", axes=(0,))
+    unit = idx.op("Unsqueeze", axes=(1,)).eq(idx.op("Unsqueeze", axes=(0,))).cast(a.dtype)
+    low = cut(cut(where(on_or_above, unit, packed), 1, 0, m), 2, 0, k)
+    up = cut(cut(where(on_or_above.op("Not"), 0.0, packed), 1, 0, k), 2, 0, n)
+    p = _invert_permutation(cut(order, 1, 0, m))
+    if not (rows == cols and rows is not None):  # scipy gives no row order for an (m, 0) matrix
+        p = cut(p, 1, 0, m * n.op("Min", 1))
+    if node.attrs["permute_l"]:
+        low = take_rows(low, p)
+    return restore_batch(low, batch, 2), restore_batch(up, batch, 2), restore_batch(p, batch, 1)

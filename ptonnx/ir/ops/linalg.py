@@ -4,8 +4,9 @@ Each takes matrices in its last two axes and any number of leading batch axes
 (broadcast between operands, as MatMul's). Their semantics, the interpreter's
 reference, are PyTensor's `perform`: LAPACK through SciPy, and a failure (a matrix
 that is not positive definite, a zero on a triangular matrix's diagonal) gives NaN
-where PyTensor gives NaN. onnxruntime has none of them: each has a decomposition
-into Loops over MatMul (`ptonnx/decompositions/linalg/`).
+where PyTensor gives NaN, and an error where it raises (inv of a singular matrix, LU
+of inf or NaN). onnxruntime has none of them: each has a decomposition into Loops
+over MatMul (`ptonnx/decompositions/linalg/`).
 """
 
 from __future__ import annotations
@@ -253,3 +254,37 @@ def _expm(x):
 define("Expm", inputs=("a: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_expm_rule,
        semantics=_expm, traits=("no_fold",), family="linalg",
        doc="the matrix exponential (scipy.linalg.expm)")
+
+
+def _lu_rule(types, a):
+    (x,) = types
+    _need(x.ndim >= 2, "LU", lambda: f"needs a matrix (2 or more axes), got {x}")
+    m, n = x.shape[-2:]
+    k = min(m, n) if isinstance(m, int) and isinstance(n, int) else m if m == n else None
+    batch = x.shape[:-2]
+    rows = m if m == n or (isinstance(n, int) and n > 0) else 0 if n == 0 else None  # scipy: none for (m, 0)
+    return [TensorType(x.dtype, batch + (m, k)), TensorType(x.dtype, batch + (k, n)), TensorType("int64", batch + (rows,))]
+
+
+def _lu_one(x, permute_l: bool):
+    """PyTensor's LU.perform: scipy.linalg.lu, whose check_finite raises ValueError on inf or NaN;
+    a singular matrix is no error (getrf's info > 0: U has a zero on its diagonal)."""
+    from scipy.linalg import lu
+
+    from ptonnx.errors import CheckFailedError
+
+    if not np.isfinite(x).all():
+        raise CheckFailedError("array must not contain infs or NaNs")
+    p, low, up = lu(x, p_indices=True, check_finite=False)
+    return (low[p] if permute_l else low), up, p.astype(np.int64)
+
+
+def _lu(x, permute_l):
+    dtypes = (x.dtype, x.dtype, np.int64)
+    return tuple(_batched(lambda m, k=k: _lu_one(m, permute_l)[k], x, core=(2,)).astype(dtypes[k], copy=False) for k in range(3))
+
+
+define("LU", inputs=("a: T",), outputs=("l: T", "u: T", "p: int64"), dtypes={"T": FLOAT_DTYPES}, type_rule=_lu_rule,
+       semantics=_lu, attributes={"permute_l": (bool, False)}, traits=("no_fold",), family="linalg",
+       doc="scipy.linalg.lu of (m, n) matrices, k = min(m, n): L (m, k; P L with permute_l), U (k, n) and p (a = (L U)[p]); "
+           "a singular matrix is factored (a zero pivot), inf or NaN raises ValueError")

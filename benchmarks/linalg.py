@@ -1,10 +1,12 @@
 """Linear algebra: ptonnx's models on onnxruntime (1 thread) against SciPy's LAPACK (1 thread).
 
 Cholesky, SolveTriangular (a triangular factor, n right-hand sides), Solve (general, n right-hand
-sides) and SLogDet at n = 10, 50, 200 and 1,000, and a batch of 1,000 4x4 matrices; one model per op with unknown sizes, called at every
-size. Same-run medians; ratio = ptonnx / LAPACK. Writes benchmarks/results/linalg.md with --write.
+sides), SLogDet, Eigh and SVD at n = 10, 50, 200 and 1,000, and a batch of 1,000 4x4 matrices; one
+model per op with unknown sizes, called at every size. Same-run medians (fewer rounds, at least 3,
+for a case slower than --budget; 1 past it); ratio = ptonnx / LAPACK. Writes benchmarks/results/linalg.md with
+--write (all ops only); --profile adds where each case's time goes.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py [--rounds 7] [--write]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py [--rounds 7] [--ops Eigh SVD] [--write]
 
 (the script sets the thread count itself when it starts a fresh process: run it as above).
 """
@@ -48,12 +50,44 @@ def loop_nodes(model) -> list[tuple[int, int]]:
     return found
 
 
-def _session(cm):
+def _session(cm, profile: bool = False):
     options = ort.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.enable_profiling = profile
     session = ort.InferenceSession(cm.model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     names = [i.name for i in session.get_inputs()]
-    return lambda *arrays: session.run(None, dict(zip(names, arrays, strict=True)))
+    run = lambda *arrays: session.run(None, dict(zip(names, arrays, strict=True)))  # noqa: E731
+    run.session = session
+    return run
+
+
+def profile(cm, arrays, seconds: float) -> str:
+    """Where a call's time goes, from onnxruntime's profiler (Loop bodies included): how many
+    kernels run, the call's time (`seconds`, measured without the profiler, which slows each
+    kernel down) per kernel run (about 1-2 us means the fixed cost per node dominates), and the
+    op types' shares of the profiled kernel time."""
+    import collections
+    import json
+
+    run = _session(cm, profile=True)
+    for _ in range(3):  # the last run, warm (the first allocates)
+        run(*arrays)
+    path = run.session.end_profiling()
+    with open(path) as f:
+        events = json.load(f)
+    os.remove(path)
+    last = [e for e in events if e.get("name") == "model_run"][-1]
+    events = [e for e in events if last["ts"] <= e.get("ts", -1) <= last["ts"] + last["dur"]]
+    total = seconds * 1e6
+    kernels, counts = collections.Counter(), collections.Counter()
+    for e in events:
+        op = e.get("args", {}).get("op_name")
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time") and op != "Loop":
+            kernels[op] += e["dur"]
+            counts[op] += 1
+    runs, busy = sum(counts.values()), sum(kernels.values())
+    top = ", ".join(f"{op} {t / busy:.0%} ({counts[op]:,})" for op, t in kernels.most_common(4))
+    return f"{runs:,} | {total / max(runs, 1):.1f} | {top}"
 
 
 def _median(fn, rounds: int) -> float:
@@ -66,43 +100,57 @@ def _median(fn, rounds: int) -> float:
     return statistics.median(times)
 
 
-def cases():
-    """(name, ptonnx callable, LAPACK callable, argument lists by size label)."""
+def _spd(rng, batch: int, n: int) -> np.ndarray:
+    g = rng.normal(size=(batch, n, n))
+    return g @ g.transpose(0, 2, 1) / n + np.eye(n)
+
+
+#: name -> (PyTensor graph of x (a batch of matrices) and b, LAPACK's function of (x, b), which
+#: argument the LAPACK result is compared with, how the input x is made). Eigh and SVD results
+#: are compared by their (unique) values: eigenvectors and singular vectors are not unique.
+OPS = {
+    "Cholesky": (lambda x, b: pt.linalg.cholesky(x), lambda x, b: scipy.linalg.cholesky(x, lower=True, check_finite=False), "spd"),
+    "SolveTriangular (n right-hand sides)": (lambda x, b: pt.linalg.solve_triangular(x, b, lower=True),
+                                             lambda x, b: scipy.linalg.solve_triangular(x, b, lower=True, check_finite=False), "tri"),
+    "Solve (general, n right-hand sides)": (lambda x, b: pt.linalg.solve(x, b),
+                                            lambda x, b: scipy.linalg.solve(x, b, check_finite=False), "spd"),
+    "SLogDet": (lambda x, b: _slogdet(x)[1], lambda x, b: np.linalg.slogdet(x)[1], "spd"),
+    "Eigh (values and vectors)": (lambda x, b: pt.linalg.eigh(x)[0], lambda x, b: np.linalg.eigh(x)[0], "spd"),
+    "SVD (economic, with U and V)": (lambda x, b: pt.linalg.svd(x, full_matrices=False)[1],
+                                     lambda x, b: np.linalg.svd(x, full_matrices=False)[1], "general"),
+}
+
+
+def cases(names):
+    """(name, ptonnx callable, LAPACK callable, argument lists by size label): one model per op,
+    unknown sizes. SciPy and NumPy batch in C, so a batch costs LAPACK no Python loop."""
     rng = np.random.default_rng(0)
-    x3, l3, b3 = pt.dtensor3("x"), pt.dtensor3("l"), pt.dtensor3("b")
-    chol_cm = ptonnx.compile_function([x3], [pt.linalg.cholesky(x3)])
-    tri_cm = ptonnx.compile_function([l3, b3], [pt.linalg.solve_triangular(l3, b3, lower=True)])
-    solve_cm = ptonnx.compile_function([x3, b3], [pt.linalg.solve(x3, b3)])
-    slogdet_cm = ptonnx.compile_function([x3], [_slogdet(x3)[1]])
-    for name, cm in (("Cholesky", chol_cm), ("SolveTriangular", tri_cm), ("Solve", solve_cm), ("SLogDet", slogdet_cm)):
+    x3, b3 = pt.dtensor3("x"), pt.dtensor3("b")
+    found = []
+    for name in names:
+        graph, lapack, kind = OPS[name]
+        out = [graph(x3, b3)]
+        if name.startswith("Eigh"):  # the vectors too (compared: the values, the model's first output)
+            out.append(pt.linalg.eigh(x3)[1])
+        elif name.startswith("SVD"):
+            u, _, vt = pt.linalg.svd(x3, full_matrices=False)
+            out += [u, vt]
+        inputs = [x3, b3] if "right-hand" in name else [x3]
+        cm = ptonnx.compile_function(inputs, out)
         print(f"{name}: {len(cm.model.graph.node)} nodes outside loops; Loop bodies (depth, nodes): {loop_nodes(cm.model)}",
               file=sys.stderr)
-    chol, tri, solve, slogdet = _session(chol_cm), _session(tri_cm), _session(solve_cm), _session(slogdet_cm)
-    args = {}
-    for n in SIZES:
-        g = rng.normal(size=(1, n, n))
-        a = g @ g.transpose(0, 2, 1) / n + np.eye(n)
-        args[f"n = {n:,}"] = (a, np.linalg.cholesky(a), rng.normal(size=(1, n, n)))
-    g = rng.normal(size=(1000, 4, 4))
-    a = g @ g.transpose(0, 2, 1) / 4 + np.eye(4)
-    args["1,000 x (4 x 4)"] = (a, np.linalg.cholesky(a), rng.normal(size=(1000, 4, 4)))
-
-    def lapack_chol(a):  # SciPy batches in C (1.15+), so the batch costs no Python loop
-        return scipy.linalg.cholesky(a, lower=True, check_finite=False)
-
-    def lapack_tri(low, b):
-        return scipy.linalg.solve_triangular(low, b, lower=True, check_finite=False)
-
-    def lapack_solve(a, b):
-        return scipy.linalg.solve(a, b, check_finite=False)
-
-    def lapack_slogdet(a):
-        return np.linalg.slogdet(a)[1]
-
-    return [("Cholesky", lambda a, low, b: chol(a), lambda a, low, b: lapack_chol(a), args),
-            ("SolveTriangular (n right-hand sides)", lambda a, low, b: tri(low, b), lambda a, low, b: lapack_tri(low, b), args),
-            ("Solve (general, n right-hand sides)", lambda a, low, b: solve(a, b), lambda a, low, b: lapack_solve(a, b), args),
-            ("SLogDet", lambda a, low, b: slogdet(a), lambda a, low, b: lapack_slogdet(a), args)]
+        session = _session(cm)
+        args = {}
+        for label, batch, n in [*((f"n = {n:,}", 1, n) for n in SIZES), ("1,000 x (4 x 4)", 1000, 4)]:
+            x = _spd(rng, batch, n)
+            if kind == "tri":
+                x = np.linalg.cholesky(x)
+            elif kind == "general":
+                x = rng.normal(size=(batch, n, n))
+            args[label] = (x, rng.normal(size=(batch, n, n)))
+        run = (lambda s: lambda x, b: s(x, b))(session) if len(inputs) == 2 else (lambda s: lambda x, b: s(x))(session)
+        found.append((name, run, lapack, args, cm))
+    return found
 
 
 def _slogdet(x):
@@ -119,20 +167,34 @@ def _slogdet(x):
 def main(argv=None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--ops", nargs="*", default=list(OPS), help=f"which of {list(OPS)} (prefixes)")
+    parser.add_argument("--budget", type=float, default=30.0, help="seconds a case may take: fewer rounds (at least 3) past it")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--profile", action="store_true", help="also profile each case once (onnxruntime's profiler)")
     opts = parser.parse_args(argv)
     lines = [f"Linear algebra, onnxruntime {ort.__version__} on 1 thread against SciPy {scipy.__version__}'s LAPACK on 1 thread "
              f"(ptonnx {git_commit()}; median of {opts.rounds} rounds; `OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py`).", "",
              "| op | size | onnxruntime ms | LAPACK ms | ratio |", "|---|---|---:|---:|---:|"]
-    for name, ours, theirs, args in cases():
+    names = [n for n in OPS if any(n.startswith(p) for p in opts.ops)]
+    profiles = ["", "Profiles (`--profile`, onnxruntime's profiler, Loop bodies included): kernel runs in one call, the call's "
+                "time (the median above) per kernel run (1-2 us: the fixed cost per node dominates), and the op types' shares "
+                "of the profiled kernel time (with their runs).", "",
+                "| op | size | kernel runs | us per run | largest kernels |", "|---|---|---:|---:|---|"]
+    for name, ours, theirs, args, cm in cases(names):
         for label, arrays in args.items():
+            start = time.perf_counter()
             got, want = ours(*arrays)[0], theirs(*arrays)
-            assert np.allclose(got, want, rtol=1e-8, atol=1e-10), (name, label)
-            t_ours, t_theirs = _median(lambda a=arrays: ours(*a), opts.rounds), _median(lambda a=arrays: theirs(*a), opts.rounds)
+            first = time.perf_counter() - start
+            assert np.allclose(got, want, rtol=1e-8, atol=1e-10 * max(1.0, float(np.abs(want).max(initial=0)))), (name, label)
+            rounds = 1 if first > opts.budget else max(3, min(opts.rounds, int(opts.budget / max(first, 1e-9))))
+            t_ours, t_theirs = _median(lambda a=arrays: ours(*a), rounds), _median(lambda a=arrays: theirs(*a), rounds)
             lines.append(f"| {name} | {label} | {t_ours * 1e3:.3f} | {t_theirs * 1e3:.3f} | {t_ours / t_theirs:.1f} |")
             print(lines[-1], flush=True)
-    text = "\n".join(lines) + "\n"
-    if opts.write:
+            if opts.profile:
+                profiles.append(f"| {name} | {label} | {profile(cm, arrays[: len(cm.model.graph.input)], t_ours)} |")
+                print(profiles[-1], flush=True)
+    text = "\n".join(lines + (profiles if opts.profile else [])) + "\n"
+    if opts.write and names == list(OPS):
         (ROOT / "benchmarks" / "results" / "linalg.md").write_text(text)
     return text
 

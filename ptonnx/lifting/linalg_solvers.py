@@ -154,8 +154,9 @@ for _op, _name in ((Det, "Det"), (SLogDet, "SLogDet"), (MatrixInverse, "MatrixIn
 
 def _complex_results(ctx, node):
     """Eig, Schur and QZ: their results are complex for real matrices in general (or, in the real
-    Schur form, not unique): out of ptonnx's scope, refused by name. (PyTensor 2.38's Eigh is a
-    subclass of Eig: it is refused as any op without a rule is.)"""
+    Schur form, not unique): out of ptonnx's scope, refused by name. (PyTensor 2.38's Eigh and
+    other subclasses of Eig have rules of their own, found first; one without is refused as any
+    op without a rule is.)"""
     core = core_op(node)
     if type(core).__name__ not in ("Eig", "Schur", "QZ"):
         from ptonnx.lifting.dispatch import LIFTERS
@@ -163,7 +164,7 @@ def _complex_results(ctx, node):
         raise UnsupportedOpError(core, node.outputs[0], [c.__name__ for c in LIFTERS], family="PyTensor ops")
     raise UnsupportedOpError(core, node.outputs[0], (), reason=(
         "its results are complex in general, and complex numbers are out of ptonnx's scope; for a symmetric "
-        "matrix use pt.linalg.eigh (not yet supported either: issue 21)"))
+        "matrix use pt.linalg.eigh, for singular values pt.linalg.svd"))
 
 
 try:

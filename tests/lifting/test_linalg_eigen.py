@@ -12,6 +12,7 @@ import pytensor
 import pytensor.tensor as pt
 
 from tests.lifting.helpers import all_ops, check_lift, lifted, ops
+from tests.linalg.test_eigh import eigh, eigvalsh
 
 PT3 = not pytensor.__version__.startswith("2.")
 if PT3:
@@ -35,22 +36,10 @@ def _spd(n, seed=0):
     return g @ g.T + n * np.eye(n)
 
 
-def _eigh(x, lower=True):
-    return pt.linalg.eigh(x, lower=lower) if PT3 else pt.linalg.eigh(x, "L" if lower else "U")
-
-
-def _eigvalsh(x, b=None, lower=True):
-    if PT3:
-        return pt.linalg.eigvalsh(x, b, lower=lower)
-    from pytensor.tensor.type_other import NoneConst
-
-    return pt.linalg.eigvalsh(x, NoneConst if b is None else b, lower=lower)
-
-
 def test_eigh_lifts_to_one_node_and_reads_one_triangle():
     x = pt.dmatrix("x")
     for lower in (True, False):
-        w, v = _eigh(x, lower)
+        w, v = eigh(x, lower)
         assert isinstance(getattr(w.owner.op, "core_op", w.owner.op), Eigh)
         a = _symmetric(5)
         unread = a + (np.triu(np.full((5, 5), np.nan), 1) if lower else np.tril(np.full((5, 5), np.nan), -1))
@@ -65,11 +54,11 @@ def test_eigvalsh_and_the_generalised_problem():
     from a Check lifting adds: tests/linalg/test_eigh.py and tests/lowering/test_linalg_eigen.py.)"""
     a, b = pt.dmatrix("a"), pt.dmatrix("b")
     for lower in (True, False):
-        e = _eigvalsh(a, lower=lower)
+        e = eigvalsh(a, lower=lower)
         assert isinstance(getattr(e.owner.op, "core_op", e.owner.op), Eigvalsh)
         g = check_lift([a], [e], [_symmetric(4)], [_symmetric(4) + np.triu(np.full((4, 4), np.nan), 1)], compare_with=_close)
         assert ops(g).count("Eigvalsh") == 1
-        e2 = _eigvalsh(a, b, lower)
+        e2 = eigvalsh(a, b, lower)
         check_lift([a, b], [e2], [_symmetric(4), _spd(4)], [_symmetric(4), _spd(4) + np.triu(np.full((4, 4), 9.0), 1) * lower + np.tril(np.full((4, 4), 9.0), -1) * (not lower)],
                    compare_with=_close)
 
@@ -90,14 +79,14 @@ def test_gradients_lift():
     """PyTensor 3 builds them from Eigh itself; 2.38 from EighGrad and EigvalshGrad (NumPy)."""
     x, b = pt.dmatrix("x"), pt.dmatrix("b")
     a = _symmetric(5, seed=2) + np.diag([0.0, 5, 10, 15, 20])
-    w, v = _eigh(x)
+    w, v = eigh(x)
     cost = (v**2 * np.arange(25.0).reshape(5, 5)).sum() + (w * np.arange(5.0)).sum()
     g = check_lift([x], [pytensor.grad(cost, x)], [a], compare_with=_close)
     if not PT3:
         assert "Eigh" in ops(g)
-        w_up, v_up = _eigh(x, lower=False)
+        w_up, v_up = eigh(x, lower=False)
         check_lift([x], [pytensor.grad((v_up**2 * np.arange(25.0).reshape(5, 5)).sum() + w_up.sum(), x)], [a],
                    compare_with=_close)
-    e = _eigvalsh(x, b)
+    e = eigvalsh(x, b)
     grads = pytensor.grad((e * np.arange(1.0, 6.0)).sum(), [x, b])
     check_lift([x, b], grads, [a, _spd(5)], compare_with=_close)

@@ -1,1 +1,265 @@
-"""SVD as a decomposition. Work in progress (issue 21)."""
+"""SVD, singular values and the pseudo-inverse: Householder QR, then one-sided Jacobi (Hestenes)
+on the rows of the triangular factor.
+
+The matrix, or its transpose when it is wide (m < n), is made tall, Y (N, k) with N = max(m, n),
+k = min(m, n) (both as one flat vector chosen by `Where`, since the sizes are known only at run
+time), and factored Y = Q R (`qr.py`). One-sided Jacobi orthogonalises R's rows (R^T's columns:
+fewer sweeps than R's columns), J R = G: relative accuracy for small singular values, which the
+eigenvalues of A^T A lack. Rows, not columns: a pair's dot products and rotation read contiguous
+memory. A sweep is k' - 1 rounds (k' = k rounded up to even, a zero row padding it) of the
+round-robin ordering: a round rotates the k' / 2 disjoint row pairs at once, from their dot
+products (elementwise products and ReduceSum), and moves the rows by one fixed permutation (two
+Gathers), so they are back in place after a sweep. Sweeps run while some pair is not orthogonal
+to TOLERANCE k' relative to the product of their norms (a while-Loop, at most MAX_SWEEPS: one
+still rotating then raises LinAlgError, LAPACK's "SVD did not converge", never seen). A row
+of norm at most eps ||R||_F is rounding noise (a rank-deficient matrix): it is not rotated (no
+rotation makes it orthogonal, only smaller), and its singular vectors are completed. R is scaled
+by a power of two first (exact): no sum of squares overflows or underflows at 1e150 or 1e-300.
+
+R = J^T diag(s) X^T: the singular values are G's row norms, sorted descending (stable: ties in
+row order, so the padding comes last); V_R = X = (G / s)^T, whose columns for negligible s are
+those of a complete QR of V_R (orthonormal, orthogonal to the others: an `If`, only when some s
+is negligible). U_R = J^T is the orthogonal factor of R V_R = U_R diag(s) (a second QR, its signs
+fixed; J is not accumulated, which would double every round's work), U_Y = Q U_R. For a wide
+matrix the roles of U and V swap. NaN in the matrix raises LinAlgError, as NumPy's SVD; inf (and
+no NaN) gives NaN (LAPACK gives NaN singular values there). Batch axes are flattened to one.
+onnxruntime's Loop costs about 1 us a body node a trip, and a round's elementwise work is
+O(k^2): n = 200 takes some 10 sweeps of 199 rounds, far more than LAPACK's bidiagonal SVD.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptonnx.decompositions.expr import Ex, Scope, where
+from ptonnx.decompositions.linalg.common import (
+    arange,
+    ceil_div,
+    counted_loop,
+    cut,
+    diagonal,
+    dim,
+    fill_nan,
+    int_scalar,
+    ints,
+    mT,
+    vec,
+    zeros,
+)
+from ptonnx.decompositions.linalg.lu import flatten_batch, restore_batch
+from ptonnx.decompositions.linalg.qr import form_q, householder, power_of_two
+from ptonnx.decompositions.loop import iterate
+from ptonnx.decompositions.registry import decomposes
+from ptonnx.ir import Builder, Graph
+from ptonnx.ir.ops.linalg_orthogonal import RCOND
+
+EPS = float(np.finfo(np.float64).eps)
+#: a pair is rotated while |p.q| > TOLERANCE k' ||p|| ||q|| (LAPACK's gesvj: sqrt(m) eps)
+TOLERANCE = EPS
+#: the most sweeps (quadratic convergence: some 8 to 11 are needed at n = 200)
+MAX_SWEEPS = 30
+
+
+def _flat(x: Ex, count: Ex, size: Ex) -> Ex:
+    return x.op("Reshape", vec(count, size))
+
+
+def pick(t: Ex, yes: Ex, no: Ex, rows: Ex, cols: Ex) -> Ex:
+    """`yes` if the bool scalar t else `no`, both (B, r, c) of sizes that differ unless chosen, as
+    (B, rows, cols): the flat matrices concatenated, and the chosen one sliced out."""
+    count = dim(yes, 0)
+    len_no, len_yes = dim(no, 1) * dim(no, 2), dim(yes, 1) * dim(yes, 2)
+    both = _flat(no, count, len_no).op("Concat", _flat(yes, count, len_yes), axis=1)
+    start = where(t, len_no, int_scalar(t.scope, 0))
+    end = where(t, len_no + len_yes, len_no)
+    return both.op("Slice", vec(start), vec(end), ints(t.scope, 1), axes=(1,)).op("Reshape", vec(count, rows, cols))
+
+
+def _round_robin(h: Ex) -> tuple[Ex, Ex]:
+    """Where the rows of [P; Q] (h pairs, P[i] with Q[i]) go for the next round of the circle
+    method: P[0] stays, the others move one place round the circle."""
+    i = arange(h)
+    new_p = where(i.eq(0), int_scalar(h.scope, 0), where(i.eq(1), h, i - 1))
+    last = i.eq(h - 1)
+    new_q = where(last, (h - 1) + h.eq(1).cast("int64"), h + i + 1)
+    return new_p, new_q
+
+
+def _squares(x: Ex) -> Ex:
+    return (x * x).op("ReduceSum", axes=(2,), keepdims=True)
+
+
+def _rotate(p: Ex, q: Ex, pp: Ex, qq: Ex, tolerance: Ex, small: Ex) -> tuple[Ex, Ex, Ex, Ex]:
+    """The Jacobi rotation of each row pair (p_i, q_i) (squared norms pp, qq) making them
+    orthogonal: (cos, sin, t p.q, rotated), cos 1 and sin 0 for pairs orthogonal to `tolerance`, or
+    with a row whose squared norm is at most `small` (negligible: rounding noise of a rank-deficient
+    matrix, which no rotation makes orthogonal, only smaller). The rotated rows' squared norms are
+    pp - t p.q and qq + t p.q (Rutishauser)."""
+    pq = (p * q).op("ReduceSum", axes=(2,), keepdims=True)
+    rotate = (abs(pq) > tolerance * (pp * qq).op("Sqrt")) & (pp.op("Min", qq) > small)
+    zeta = (qq - pp) / (pq + pq)
+    t = where(zeta < 0.0, -1.0, 1.0, like=zeta) / (abs(zeta) + (zeta * zeta + 1.0).op("Sqrt"))
+    t = where(rotate, t, 0.0)
+    c = (t * t + 1.0).op("Sqrt").op("Reciprocal")
+    return c, c * t, t * pq, rotate
+
+
+def jacobi(w: Ex, small: Ex) -> Ex:
+    """One-sided Jacobi on the rows of square w (B, k', k'), k' even: J w, J orthogonal and J w's
+    rows orthogonal (J itself is not accumulated: see `svd`).
+
+    The rows' squared norms are computed at the start of each sweep and updated by each rotation
+    (a round then reads the rows twice fewer times); the sweep that ends the iteration rotates
+    nothing, so its tests all read exact norms. An update that cancels (a norm much smaller than
+    before) is only inaccurate until the next sweep: a rotation angle, not a result, depends on it."""
+    kk = dim(w, 2)
+    h = ceil_div(kk, 2)
+    new_p, new_q = _round_robin(h)
+    tolerance = kk.cast(w.dtype) * TOLERANCE
+    rounds = (kk - 1).op("Max", 0)
+
+    def sweep(_, state):
+        p, q, _, new_p, new_q, tolerance, small, rounds = state
+
+        def one_round(_, carried, invariants):
+            (p, q, pp, qq), (new_p, new_q, tolerance, small) = carried, invariants
+            c, s, moved, rotated = _rotate(p, q, pp, qq, tolerance, small)
+            both = (c * p - s * q).op("Concat", s * p + c * q, axis=1)
+            norms = (pp - moved).op("Concat", qq + moved, axis=1)
+            out = [both.op("Gather", new_p, axis=1), both.op("Gather", new_q, axis=1),
+                   norms.op("Gather", new_p, axis=1), norms.op("Gather", new_q, axis=1)]
+            return out, [rotated]  # reduced once a sweep
+
+        (p, q, _, _), (rotated,) = counted_loop(rounds, [p, q, _squares(p), _squares(q)], [new_p, new_q, tolerance, small], one_round)
+        moved = rotated.op("ReduceAny", axes=tuple(range(rotated.value.type.ndim)))
+        return [p, q, moved, new_p, new_q, tolerance, small, rounds], moved
+
+    start = Ex(w.scope, w.scope.constant(np.asarray(True)))
+    p, q, moved, *_ = iterate([cut(w, 1, 0, h), cut(w, 1, h, kk), start, new_p, new_q, tolerance, small, rounds], sweep, MAX_SWEEPS)
+    # still rotating after MAX_SWEEPS (never seen): LAPACK's failure, not a number
+    return p.op("Concat", q, axis=1).op("Check", moved.op("Not"), message="SVD did not converge",
+                                        exception="numpy.linalg:LinAlgError")
+
+
+def _row_norms(g: Ex) -> Ex:
+    """||g[:, i, :]|| (B, k'), scaled by each row's largest magnitude."""
+    largest = abs(g).op("ReduceMax", axes=(2,), keepdims=True).op("Max", 5e-324)
+    scaled = g / largest
+    return ((scaled * scaled).op("ReduceSum", axes=(2,), keepdims=True).op("Sqrt") * largest).op("Squeeze", axes=(2,))
+
+
+def svd(a: Ex, vectors: bool, full: bool, complete: bool = True):
+    """(U, s, V^T) of a (B, m, n) (reduced unless `full`; U's columns for s = 0 completed only if
+    `complete`), or s alone if not `vectors`."""
+    count, m, n = dim(a, 0), dim(a, 1), dim(a, 2)
+    wide = m < n
+    big, k = m.op("Max", n), m.op("Min", n)
+    y = where(wide, _flat(mT(a), count, m * n), _flat(a, count, m * n)).op("Reshape", vec(count, big, k))
+    panels, r, _ = householder(y)  # r (B, k, k)
+    scale = power_of_two(abs(r).op("ReduceMax", axes=(1, 2), keepdims=True))
+    kk = ceil_div(k, 2) * 2
+    pad = kk - k
+    r0 = r / scale
+    r = r0.op("Concat", zeros(r, vec(count, k, pad)), axis=2).op("Concat", zeros(r, vec(count, pad, kk)), axis=1)
+    # rows at most eps ||R||_F long are rounding noise: not rotated, their vectors completed
+    small = (r * r).op("ReduceSum", axes=(1, 2), keepdims=True) * EPS**2
+    g = jacobi(r, small)  # g = J R: R = J^T diag(s) X^T, X^T = g's rows normalised
+    norms = _row_norms(g)
+    order = Ex(a.scope, a.scope.builder.node("Sort", [(-norms).value], {"axis": 1}).outputs[1])
+    s = cut(_take(norms, order), 1, 0, k)
+    values = s * scale.op("Squeeze", axes=(2,))
+    if not vectors:
+        return values
+    moves = order.op("Unsqueeze", axes=(2,)).eq(arange(kk).op("Unsqueeze", axes=(0,)).op("Unsqueeze", axes=(0,))).cast(g.dtype)
+    g = cut(cut(moves.op("MatMul", g), 1, 0, k), 2, 0, k)
+    zero = ((s * s).op("Unsqueeze", axes=(2,)) <= small) | s.eq(0.0).op("Unsqueeze", axes=(2,))
+    v_r = mT(where(zero, 0.0, g / where(zero, 1.0, s.op("Unsqueeze", axes=(2,)))))
+    if complete:  # only when some value is negligible: the QR is a Loop of k trips
+        def completed(args):
+            v_r, zero = args
+            completion, _, _ = householder(v_r)
+            return [where(zero, form_q(completion, v_r, dim(v_r, 1), dim(v_r, 2)), v_r)]
+
+        (v_r,) = _branch(zero.op("ReduceAny", axes=(0, 1, 2)), [v_r, mT(zero)], completed, lambda args: [args[0]])
+    # U_R = J^T: not accumulated rotation by rotation (that doubles every round's work), but the
+    # orthogonal factor of R V_R = U_R diag(s), columns in descending s (so a column for a small s
+    # loses only its rounding along the larger ones), signs as R V_R's
+    product = r0.op("MatMul", v_r)
+    u_panels, u_tri, _ = householder(product)
+    signs = where(diagonal(u_tri) < 0.0, -1.0, 1.0, like=u_tri)
+    u_r = form_q(u_panels, product, k, k) * signs.op("Unsqueeze", axes=(1,))
+    q = form_q(panels, y, big, big if full else k)
+    u_y = cut(q, 2, 0, k).op("MatMul", u_r)
+    if full:
+        u_y = u_y.op("Concat", cut(q, 2, k, big), axis=2)
+    u = pick(wide, v_r, u_y, m, m if full else k)
+    vt = pick(wide, mT(u_y), mT(v_r), n if full else k, n)
+    return u, values, vt
+
+
+def _branch(cond: Ex, args: list[Ex], then_fn, else_fn) -> list[Ex]:
+    """An IR If on the bool scalar `cond`: `then_fn(args)` or `else_fn(args)`, each written over
+    its body's own inputs; only the branch taken runs."""
+    outer = cond.scope
+    bodies = []
+    for fn in (then_fn, else_fn):
+        body = Graph("if_body")
+        scope = Scope(Builder(body, source=outer.builder.source))
+        inner = [Ex(scope, body.add_input(a.value.type, f"arg{i}")) for i, a in enumerate(args)]
+        body.set_outputs([o.value for o in fn(inner)])
+        bodies.append(body)
+    node = outer.builder.node("If", [cond.value, *(a.value for a in args)], dict(then_body=bodies[0], else_body=bodies[1]))
+    return [Ex(outer, v) for v in node.outputs]
+
+
+def _take(x: Ex, order: Ex) -> Ex:
+    """x[b, order[b, j]] for x, order (B, k)."""
+    count, k = dim(x, 0), dim(x, 1)
+    offsets = (arange(count) * k).op("Unsqueeze", axes=(1,))
+    return x.op("Reshape", vec(count * k)).op("Gather", order + offsets, axis=0)
+
+
+def _guarded(a: Ex, hermitian: bool = False) -> tuple[Ex, Ex]:
+    """a checked free of NaN (NumPy's SVD raises LinAlgError; for `hermitian`, its eigh raises on
+    inf too), and which matrices hold inf (B,)."""
+    nan, inf = a.op("IsNaN"), a.op("IsInf")
+    bad = (nan | inf) if hermitian else nan
+    message = "Eigenvalues did not converge" if hermitian else "SVD did not converge"
+    a = a.op("Check", bad.op("ReduceAny", axes=(0, 1, 2)).op("Not"), message=message, exception="numpy.linalg:LinAlgError")
+    return a, inf.op("ReduceAny", axes=(1, 2))
+
+
+@decomposes("SVD")
+def svd_op(node, inputs):
+    a, batch = flatten_batch(inputs[0], 2)
+    a, infinite = _guarded(a)
+    u, s, vt = svd(a, True, node.attrs["full_matrices"])
+    s = where(infinite.op("Unsqueeze", axes=(1,)), float("nan"), s)
+    return (restore_batch(fill_nan(infinite, u), batch, 2), restore_batch(s, batch, 1),
+            restore_batch(fill_nan(infinite, vt), batch, 2))
+
+
+@decomposes("SingularValues")
+def singular_values(node, inputs):
+    a, batch = flatten_batch(inputs[0], 2)
+    a, infinite = _guarded(a)
+    s = where(infinite.op("Unsqueeze", axes=(1,)), float("nan"), svd(a, False, False))
+    return restore_batch(s, batch, 1)
+
+
+@decomposes("MatrixPinv")
+def pinv(node, inputs):
+    """NumPy's pinv: V diag(1/s) U^T, with 1/s taken as 0 for s <= RCOND max(s). hermitian reads
+    the lower triangle (NumPy's eigh, which raises LinAlgError on NaN or inf there from n = 3 to
+    some 10; ptonnx raises at every size)."""
+    a, batch = flatten_batch(inputs[0], 2)
+    hermitian = node.attrs["hermitian"]
+    if hermitian:
+        i, j = arange(dim(a, 1)).op("Unsqueeze", axes=(1,)), arange(dim(a, 2)).op("Unsqueeze", axes=(0,))
+        a = where(i < j, mT(a), a)
+    a, infinite = _guarded(a, hermitian)
+    u, s, vt = svd(a, True, False, complete=False)
+    largest = s.op("Concat", zeros(s, vec(dim(s, 0), int_scalar(s.scope, 1))), axis=1).op("ReduceMax", axes=(1,), keepdims=True)
+    inverse = where(s > largest * RCOND, s.op("Reciprocal"), 0.0)
+    out = (mT(vt) * inverse.op("Unsqueeze", axes=(1,))).op("MatMul", mT(u))
+    return restore_batch(fill_nan(infinite, out), batch, 2)

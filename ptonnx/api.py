@@ -25,7 +25,9 @@ from ptonnx.lifting.lift import output_names
 from ptonnx.lowering import lower
 from ptonnx.model_files import TempCopy, needs_external_data, save_model
 from ptonnx.passes import PassManager, Report
+from ptonnx.passes.cse import CommonSubexpressionElimination
 from ptonnx.passes.decompose import decompose
+from ptonnx.passes.manager import run_nested
 from ptonnx.passes.legalise import legalise
 
 
@@ -201,6 +203,9 @@ def _compile(fgraph, passes, verify_each, check, name, session_options, float64_
     report.stages["lift"] = time.perf_counter() - start
 
     start = time.perf_counter()
+    if any(isinstance(p, CommonSubexpressionElimination) for p in manager.passes):
+        # merge repeats of the lifted ops first: two norms of one matrix run one SVD, not two
+        run_nested(CommonSubexpressionElimination(), graph)
     report.decomposed = dict(decompose(graph))
     report.stages["decompose"] = time.perf_counter() - start
 

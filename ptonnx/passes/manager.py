@@ -145,7 +145,7 @@ class PassManager:
             before = len(graph)
             start = time.perf_counter()
             try:
-                result = _run_nested(p, graph)
+                result = run_nested(p, graph)
             except Exception as exc:
                 exc.add_note(f"while running pass {p.name!r} (after: {', '.join(ran) or 'none'})")
                 raise
@@ -169,7 +169,7 @@ class PassManager:
         return report
 
 
-def _run_nested(p: Pass, graph: Graph):
+def run_nested(p: Pass, graph: Graph):
     """Run `p` on `graph`, then on every body its nodes own (a pass sees one graph at a
     time); the results add up. A body's interface is its node's contract: it must hold."""
     result = p.run(graph)

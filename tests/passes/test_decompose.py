@@ -83,3 +83,14 @@ def test_iterate_carries_what_changes_and_reads_the_rest_as_invariants():
     assert loop.attrs["n_carried"] == 1 and len(loop.attrs["body"].inputs) == 3
     (got,) = ir.interpret(g, np.array([0.0, 1.0, -3.0, 200.0]), np.array([1.0, 2.0, 4.0, 0.0]))
     np.testing.assert_array_equal(got, [10.0, 21.0, 37.0, 200.0])
+
+
+def test_repeated_lifted_ops_merge_before_they_are_decomposed():
+    """Two norms of one matrix are two SVDs in the lifted graph: `cse` (when it is one of the
+    passes) merges them before `decompose`, so one factorisation runs; without it, two do."""
+    x = pt.dmatrix("x")
+    outs = [pt.linalg.norm(x, 2), pt.linalg.norm(x, "nuc")]
+    assert ptonnx.compile_function([x], outs).report.decomposed == {"SingularValues": 1}
+    assert ptonnx.compile_function([x], outs, passes=["dce"]).report.decomposed == {"SingularValues": 2}
+    a = np.random.default_rng(0).normal(size=(5, 3))
+    check_like_pytensor([x], outs, [a], compare=lambda got, want, where: np.testing.assert_allclose(got, want, rtol=1e-13, err_msg=where))

@@ -4,7 +4,7 @@ Cholesky, SolveTriangular (a triangular factor, n right-hand sides), Solve (gene
 sides), SLogDet, Eigh and SVD at n = 10, 50, 200 and 1,000, and a batch of 1,000 4x4 matrices; one
 model per op with unknown sizes, called at every size. Same-run medians (fewer rounds, at least 3,
 for a case slower than --budget; 1 past it); ratio = ptonnx / LAPACK. Writes benchmarks/results/linalg.md with
---write (all ops only); --profile adds where each case's time goes.
+--write (rows of the ops run replace theirs); --profile adds where each case's time goes.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py [--rounds 7] [--ops Eigh SVD] [--write]
 
@@ -164,6 +164,25 @@ def _slogdet(x):
     return Blockwise(SLogDet())(x)
 
 
+def _merge(path, new_rows: list[str], columns: int, second: bool = False) -> list[str]:
+    """The rows of the file's first (or second) table with `new_rows` in place of those with the
+    same op and size, in OPS order; rows of other shapes (an older format) are dropped."""
+    def key(row):
+        return tuple(cell.strip() for cell in row.strip("|").split("|")[:2])
+
+    tables, current = [], None
+    for line in path.read_text().splitlines() if path.exists() else []:
+        if line.startswith("| op |"):
+            current = []
+            tables.append(current)
+        elif current is not None and line.startswith("| ") and line.count("|") == columns + 1:
+            current.append(line)
+    old = tables[1 if second else 0] if len(tables) > (1 if second else 0) else []
+    merged = {key(r): r for r in old} | {key(r): r for r in new_rows}
+    order = {name: k for k, name in enumerate(OPS)}
+    return sorted(merged.values(), key=lambda r: order.get(key(r)[0], len(OPS)))
+
+
 def main(argv=None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -172,14 +191,17 @@ def main(argv=None) -> str:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--profile", action="store_true", help="also profile each case once (onnxruntime's profiler)")
     opts = parser.parse_args(argv)
-    lines = [f"Linear algebra, onnxruntime {ort.__version__} on 1 thread against SciPy {scipy.__version__}'s LAPACK on 1 thread "
-             f"(ptonnx {git_commit()}; median of {opts.rounds} rounds; `OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py`).", "",
-             "| op | size | onnxruntime ms | LAPACK ms | ratio |", "|---|---|---:|---:|---:|"]
+    commit = git_commit()
+    header = [f"Linear algebra, onnxruntime {ort.__version__} on 1 thread against SciPy {scipy.__version__}'s LAPACK on 1 "
+              "thread; median of up to --rounds rounds (`OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py --profile "
+              "--write`; `--ops` reruns some ops and replaces their rows: `run` is the commit each row was measured at).", "",
+              "| op | size | onnxruntime ms | LAPACK ms | ratio | run |", "|---|---|---:|---:|---:|---|"]
+    profile_header = ["", "Profiles (`--profile`, onnxruntime's profiler, Loop bodies included): kernel runs in one call, the "
+                      "call's time (the median above) per kernel run (1-2 us: the fixed cost per node dominates), and the op "
+                      "types' shares of the profiled kernel time (with their runs).", "",
+                      "| op | size | kernel runs | us per run | largest kernels | run |", "|---|---|---:|---:|---|---|"]
     names = [n for n in OPS if any(n.startswith(p) for p in opts.ops)]
-    profiles = ["", "Profiles (`--profile`, onnxruntime's profiler, Loop bodies included): kernel runs in one call, the call's "
-                "time (the median above) per kernel run (1-2 us: the fixed cost per node dominates), and the op types' shares "
-                "of the profiled kernel time (with their runs).", "",
-                "| op | size | kernel runs | us per run | largest kernels |", "|---|---|---:|---:|---|"]
+    rows, profiles = [], []
     for name, ours, theirs, args, cm in cases(names):
         for label, arrays in args.items():
             start = time.perf_counter()
@@ -188,14 +210,17 @@ def main(argv=None) -> str:
             assert np.allclose(got, want, rtol=1e-8, atol=1e-10 * max(1.0, float(np.abs(want).max(initial=0)))), (name, label)
             rounds = 1 if first > opts.budget else max(3, min(opts.rounds, int(opts.budget / max(first, 1e-9))))
             t_ours, t_theirs = _median(lambda a=arrays: ours(*a), rounds), _median(lambda a=arrays: theirs(*a), rounds)
-            lines.append(f"| {name} | {label} | {t_ours * 1e3:.3f} | {t_theirs * 1e3:.3f} | {t_ours / t_theirs:.1f} |")
-            print(lines[-1], flush=True)
+            rows.append(f"| {name} | {label} | {t_ours * 1e3:.3f} | {t_theirs * 1e3:.3f} | {t_ours / t_theirs:.1f} | {commit} |")
+            print(rows[-1], flush=True)
             if opts.profile:
-                profiles.append(f"| {name} | {label} | {profile(cm, arrays[: len(cm.model.graph.input)], t_ours)} |")
+                profiles.append(f"| {name} | {label} | {profile(cm, arrays[: len(cm.model.graph.input)], t_ours)} | {commit} |")
                 print(profiles[-1], flush=True)
-    text = "\n".join(lines + (profiles if opts.profile else [])) + "\n"
-    if opts.write and names == list(OPS):
-        (ROOT / "benchmarks" / "results" / "linalg.md").write_text(text)
+    path = ROOT / "benchmarks" / "results" / "linalg.md"
+    if opts.write:  # this run's rows replace the same (op, size) rows of earlier runs; the others stay
+        rows, profiles = (_merge(path, rows, 6), _merge(path, profiles, 6, second=True))
+    text = "\n".join(header + rows + (profile_header + profiles if profiles else [])) + "\n"
+    if opts.write:
+        path.write_text(text)
     return text
 
 

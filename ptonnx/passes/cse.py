@@ -5,8 +5,10 @@ Decompositions repeat themselves (GammaU computes Gamma(a) and lgamma(a) in seve
 its branches; a log-density calls `gammaln` of one parameter in several terms); the
 repeats cost onnxruntime a kernel call each. Small constants count as equal by
 content, so two `x * 0.5` built by different decompositions merge. Nodes that own
-bodies and run-time checks are left alone (a check's message is its own). Runs in
-every body too (the PassManager walks them).
+bodies are left alone. Two checks merge only as any node does: same value, same
+conditions, same message and exception class, so the merged one fails exactly when,
+and as, either would (two eighs of one matrix check it once and factor it once). Runs
+in every body too (the PassManager walks them).
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ from ptonnx.ir import Graph, Value
 from ptonnx.ir.core import Node
 from ptonnx.passes.base import PassResult
 
-#: ops never merged: a check's message and exception class are its own
-KEEP = frozenset({"Check"})
 #: constants up to this size compare by content
 SMALL = 256
 
@@ -44,7 +44,7 @@ def _attr_key(value):
 
 
 def _key(node: Node):
-    if node.op in KEEP or any(isinstance(v, Graph) for v in node.attrs.values()):
+    if any(isinstance(v, Graph) for v in node.attrs.values()):
         return None
     try:
         attrs_key = tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items()))

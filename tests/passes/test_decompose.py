@@ -94,3 +94,16 @@ def test_repeated_lifted_ops_merge_before_they_are_decomposed():
     assert ptonnx.compile_function([x], outs, passes=["dce"]).report.decomposed == {"SingularValues": 2}
     a = np.random.default_rng(0).normal(size=(5, 3))
     check_like_pytensor([x], outs, [a], compare=lambda got, want, where: np.testing.assert_allclose(got, want, rtol=1e-13, err_msg=where))
+
+
+def test_repeated_checked_ops_merge_with_their_checks():
+    """eigh's lifting checks its matrix (finite, square): two eighs of one matrix carry two equal
+    checks, which merge (same value, conditions, message and class), and so do the eighs."""
+    x = pt.dtensor3("x")
+    outs = [pt.linalg.eigh(x)[0], pt.linalg.eigh(x)[1]]
+    cm = ptonnx.compile_function([x], outs)
+    assert cm.report.decomposed == {"Eigh": 1}
+    bad = np.eye(3)[None].copy()
+    bad[0, 1, 1] = np.nan
+    error = check_like_pytensor([x], outs, [bad])
+    assert error is not None  # PyTensor raises on NaN; the one merged check raises as it does

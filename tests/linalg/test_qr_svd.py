@@ -113,6 +113,7 @@ def _check_svd(cm, a, full):
             assert np.abs(gram - np.eye(gram.shape[-1])).max(initial=0.0) <= C * big * eps, (level, a.shape)
 
 
+@pytest.mark.one_environment  # the decomposition's numbers; SVD's lifting in both lines: the other tests
 def test_svd_properties_through_one_model():
     """Every size through one model (full and reduced), tall and wide, rank-deficient (zero and
     repeated columns: U and V still orthonormal), ill-conditioned (~1e8), huge and tiny."""

@@ -1,0 +1,149 @@
+"""Hoisting and the shape vectors type rules read: a body's Reshape whose target mixes
+constants and invariants keeps its recorded type (the nodes its rule reads through stay
+in the body), and everything else invariant still moves out, the numbers unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+
+import ptonnx
+from ptonnx.ir import Builder, Graph, TensorType, Value, interpret, verify
+from ptonnx.ir.core import nested_graphs
+from ptonnx.ir.registry import infer_types
+from ptonnx.passes import HoistLoopInvariants, PassManager
+
+F64 = "float64"
+
+
+def _i64(*items: int) -> Value:
+    return Value.constant(np.array(items, dtype=np.int64))
+
+
+def _reshape_loop(*, rows_of: str = "w", data_of: str = "x", unknown_one: bool = False, checked: bool = True):
+    """Each trip stacks `Reshape(x, Check(t, prod(t) != 0)) * exp(w[0, 0])` with the target
+    `t = Concat([1], Shape(w)[1], Shape(w)[0])`, `f64[1, c, r]`: a constant and sizes of the
+    invariant `w`. `rows_of="x"` reads the rows from the carried `x` instead, `data_of="w"`
+    reshapes `w`; with `unknown_one`, the 1 is `int(exp(0 * w[0, 0]))`, unknown to the rule;
+    `checked=False` leaves out the Check (which stays in the body, and so keeps its users there)."""
+    g = Graph("outer")
+    n, x0, w = g.add_input(TensorType("int64", ()), "n"), g.add_input(TensorType(F64, ("r", "c")), "x0"), g.add_input(TensorType(F64, ("r", "c")), "w")
+    body = Graph("body")
+    trip, x, w_in = body.add_input(TensorType("int64", ()), "trip"), body.add_input(TensorType(F64, ("r", "c")), "x"), body.add_input(TensorType(F64, ("r", "c")), "w")
+    b = Builder(body)
+    first = Value.constant(np.int64(0))
+    w00 = b.op("Gather", b.op("Gather", w_in, first, axis=0), first, axis=0)
+    one = _i64(1)
+    if unknown_one:
+        zero = b.op("Mul", w00, Value.constant(np.float64(0.0)))
+        one = b.op("Unsqueeze", b.op("Cast", b.op("Exp", zero), to="int64"), axes=(0,))
+    named = {"x": x, "w": w_in}
+    cols = b.op("Gather", b.op("Shape", w_in), _i64(1), axis=0)  # ("c",)
+    rows = b.op("Gather", b.op("Shape", named[rows_of]), _i64(0), axis=0)  # ("r",)
+    target = b.op("Concat", one, cols, rows, axis=0)
+    nonzero = b.op("NotEqual", b.op("ReduceProd", target, axes=(0,), keepdims=False), Value.constant(np.int64(0)))
+    if checked:
+        target = b.op("Check", target, nonzero, message="empty", exception="builtins:ValueError")
+    stacked = b.op("Reshape", named[data_of], target)
+    assert stacked.type.shape == (None if unknown_one else 1, "c", "r")  # the rule read through Check and Concat
+    new = b.op("Add", x, b.op("Cast", trip, to=F64))
+    body.set_outputs([Value.constant(np.array(True)), new, b.op("Mul", stacked, b.op("Exp", w00))])
+    loop = Builder(g).node("Loop", [n, Value.constant(np.array(True)), x0, w], dict(body=body, n_carried=1, n_scan=1))
+    g.set_outputs(list(loop.outputs))
+    verify(g)
+    return g, loop
+
+
+def _hoist_keeping_the_numbers(g) -> int:
+    rng = np.random.default_rng(0)
+    args = (np.int64(3), rng.normal(size=(2, 3)), rng.normal(size=(2, 3)))
+    before = interpret(g, *args)
+    report = PassManager([HoistLoopInvariants()], verify_each=True).run(g)  # verify: the regression
+    for a, b in zip(interpret(g, *args), before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    return report.records[0].rewrites
+
+
+def _reshape_in(body: Graph):
+    (reshape,) = [node for node in body if node.op == "Reshape"]
+    assert infer_types("Reshape", reshape.inputs, reshape.attrs) == [reshape.output.type]  # still derived
+    return reshape
+
+
+def test_a_reshape_target_of_constants_and_invariants_stays_with_its_reshape():
+    """The report: the whole target is invariant, the Reshape is not. Hoisted, the target
+    reached the body as an input whose contents nothing knows, and `verify` refused the
+    Reshape's recorded `f64[1,c,r]` against its rule's `f64[?,?,?]`."""
+    g, loop = _reshape_loop()
+    # moved: w[0, 0] (two Gathers), its Exp, and the check's ReduceProd and NotEqual
+    assert _hoist_keeping_the_numbers(g) == 5
+    body = loop.attrs["body"]
+    assert _reshape_in(body).output.type.shape == (1, "c", "r")
+    counts = body.op_counts()
+    assert counts["Shape"] == 2 and counts["Gather"] == 2 and counts["Concat"] == 1 and counts["Check"] == 1
+    assert not {"Exp", "ReduceProd", "NotEqual"} & set(counts)
+    # the target is also computed outside, for the check's predicate that moved
+    assert g.op_counts()["Concat"] == 1 and g.op_counts()["ReduceProd"] == 1
+    again = PassManager([HoistLoopInvariants()], verify_each=True).run(g)
+    assert again.records[0].rewrites == 0 and body.op_counts() == counts and g.op_counts()["Concat"] == 1
+
+
+def test_invariant_sizes_in_a_target_that_also_reads_the_carried_state_stay():
+    """Only part of the target is invariant: hoisted, that part would leave the rule a `?`
+    where the recorded type names `c` (which `verify` lets pass: a name is not a size)."""
+    g, loop = _reshape_loop(rows_of="x")
+    assert _hoist_keeping_the_numbers(g) == 3
+    body = loop.attrs["body"]
+    assert _reshape_in(body).output.type.shape == (1, "c", "r")
+    assert body.op_counts()["Shape"] == 2 and len(body.inputs) == 4  # trip, x, w, exp(w[0, 0])
+    assert "Shape" not in g.op_counts()  # the copy nothing outside read is not left behind
+
+
+def test_a_reshape_of_invariants_moves_out_with_its_whole_target():
+    g, loop = _reshape_loop(data_of="w", checked=False)
+    assert _hoist_keeping_the_numbers(g) == 12  # all but the carried state's Add and Cast
+    assert set(loop.attrs["body"].op_counts()) == {"Add", "Cast"}
+    assert _reshape_in(g).output.type.shape == (1, "c", "r")
+
+
+def test_a_target_whose_contents_nothing_knows_still_moves():
+    """A size computed from the data (nothing known of it at compile time) is hoisted: the
+    rule sees no more of it in the body than of a body input."""
+    g, loop = _reshape_loop(unknown_one=True)
+    assert _hoist_keeping_the_numbers(g) == 9  # also the Mul, Exp, Cast, Unsqueeze of the 1
+    counts = loop.attrs["body"].op_counts()
+    assert counts["Shape"] == 2 and counts["Concat"] == 1 and "Unsqueeze" not in counts
+    assert counts["Cast"] == 1 and counts["Mul"] == 1  # the trip's Cast and the scaling stay
+    assert _reshape_in(loop.attrs["body"]).output.type.shape == (None, "c", "r")
+
+
+def test_a_scan_reshaping_to_a_non_sequence_shape_compiles():
+    """Through `ptonnx.compile`: lifting types `x_t.reshape((1, w.shape[0]))` `f64[1, W_dim0]`,
+    and the default passes used to leave a body that fails the final verification."""
+    X, W = pt.dmatrix("X"), pt.dvector("W")
+    ys, _ = pytensor.scan(lambda x, w: x.reshape((1, w.shape[0])) * pt.exp(w), sequences=[X], non_sequences=[W])
+    cm = ptonnx.compile(pytensor.graph.fg.FunctionGraph([X, W], [ys]), verify_each=True)
+    x, w = np.random.default_rng(1).normal(size=(3, 4)), np.linspace(-1.0, 1.0, 4)
+    np.testing.assert_allclose(cm(x, w)[0], (x * np.exp(w))[:, None, :], rtol=1e-15)
+    (body,) = nested_graphs(cm.ir)
+    assert _reshape_in(body).output.type.shape == (1, "W_dim0")
+    assert not {"Exp", "ReduceProd"} & set(body.op_counts())  # the factor and the reshape's check moved
+
+
+def test_a_target_whose_rule_gains_nothing_from_its_contents_moves():
+    """`x[w.shape[0]:]` is typed `f64[?, c]` whatever the start: its rule reads the start's
+    contents (`(r,)`), but hoisting them costs it nothing, so they move."""
+    g = Graph("outer")
+    n, x0, w = g.add_input(TensorType("int64", ()), "n"), g.add_input(TensorType(F64, ("r", "c")), "x0"), g.add_input(TensorType(F64, ("r", "c")), "w")
+    body = Graph("body")
+    _, x, w_in = body.add_input(TensorType("int64", ()), "trip"), body.add_input(TensorType(F64, ("r", "c")), "x"), body.add_input(TensorType(F64, ("r", "c")), "w")
+    b = Builder(body)
+    start = b.op("Gather", b.op("Shape", w_in), _i64(0), axis=0)
+    tail = b.op("Slice", x, start, _i64(2**62), _i64(1), axes=(0,))
+    assert tail.type.shape == (None, "c")
+    body.set_outputs([Value.constant(np.array(True)), x, tail])
+    loop = Builder(g).node("Loop", [n, Value.constant(np.array(True)), x0, w], dict(body=body, n_carried=1, n_scan=1))
+    g.set_outputs(list(loop.outputs))
+    assert _hoist_keeping_the_numbers(g) == 2
+    assert set(body.op_counts()) == {"Slice"}

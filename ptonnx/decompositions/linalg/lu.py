@@ -2,17 +2,24 @@
 Det, SLogDet, MatrixInverse, PivotToPermutations.
 
 Blocked right-looking, as getrf. onnxruntime's Loop costs about 1 us a body node a trip (see
-cholesky.py), so the column step, which runs n times in sequence, is kept short (`_panel`).
-The matrix is padded with the identity to trips * b, b = ceil(n / trips), trips = ceil(n /
-BLOCK): every panel has b columns, and a size the graph fixes gives constant trip counts (small
-ones are unrolled by `counted_loop`). A Loop over panels carries the whole matrix (rows swapped
-as the pivots are chosen, right-hand sides as extra columns); a trip factors its panel, applies
-the panel's row order to the whole rows, U12 = inv(L11) A12 and A22 -= L21 U12 are MatMuls.
+cholesky.py), so the column step, which runs n times in sequence whatever the blocking, is
+kept short (`_panel`, 33 nodes: the pivot search, ArgMax's NaN rule included, is 19 of them;
+taking two columns a trip saves no nodes, the trip's fixed cost is small; inverting L11 after
+the Loop, 7 nodes a column, was slower than carrying it, scaled, in the columns the panel has
+done with). The matrix is padded with the identity to trips * b, b = ceil(n / trips), trips =
+ceil(n / BLOCK): every panel has b columns, and a size the graph fixes gives constant trip
+counts (small ones are unrolled by `counted_loop`). A trip of the Loop over panels factors its
+panel and applies the panel's row order to the rows right of it; U12 = inv(L11) A12 and
+A22 -= L21 U12 are MatMuls.
 
-Solve and MatrixInverse append b (the identity) to the matrix: the factorisation leaves
-L^-1 P b there, and only the upper solve is left. A zero pivot (singular) is found from U's
-diagonal once, after the factorisation; the factorisation itself goes on past it as getrf does
-(the column is left unscaled), which is what LU (scipy.linalg.lu) returns.
+Det, SLogDet, Solve and MatrixInverse (`lu_upper`) carry only the trailing matrix and give
+each panel's rows of U as they are final (no trip copies the whole matrix: at n = 1,000 that
+halved the time); LUFactor and LU (`lu_factor`) carry the whole one, whose earlier L columns
+later swaps reorder. Solve and MatrixInverse append b (the identity) to the matrix: the
+factorisation leaves L^-1 P b there, and only the upper solve is left. A zero pivot
+(singular) is found from U's diagonal once, after the factorisation; the factorisation itself
+goes on past it as getrf does (the column is left unscaled), which is what LU
+(scipy.linalg.lu) returns. BLOCK: 24 to 40 within noise at n = 200 and 1,000, 64 slower.
 
 Batch axes are flattened to one at the start and restored at the end.
 """
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
+    BIG,
     common_batch,
     arange,
     ceil_div,
@@ -29,8 +37,10 @@ from ptonnx.decompositions.linalg.common import (
     cut,
     dim,
     fill_nan,
+    non_finite,
     ints,
     loose,
+    mT,
     pad_identity,
     reverse,
     unstack,
@@ -66,88 +76,127 @@ def take_rows(x: Ex, rows: Ex) -> Ex:
     return picked.op("Reshape", vec(count, dim(rows, 1)).op("Concat", x.op("Shape", start=2), axis=0))
 
 
-def _panel(p: Ex, m: Ex, w: Ex) -> tuple[Ex, Ex, Ex, Ex]:
+def _panel(p: Ex, m: Ex, w: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex]:
     """Unblocked LU with partial pivoting of panels p (B, m, w): (the factored panels (B, m, w),
-    their row order (B, m), the pivot row of each column (B, w), inv(L11) (B, w, w)).
+    their row order (B, m), the pivot row of each column (B, w), inv(L11) (B, w, w), the pivots'
+    values (B, w)).
 
-    A step takes the pivot row out (a per-trip output: it is final) and moves the row at the
-    diagonal into its place; the rows above the diagonal are then stale and never read. The
-    update subtracts column j (unscaled) times the pivot row masked to the columns right of j,
-    so column j keeps the unscaled multipliers, divided by the pivots once after the Loop. Two
-    kinds of extra columns ride along: the row index (masked out of the update) and inv(L11),
-    eliminated with the panel (the pivot row gets e_j there, where it holds 0)."""
+    Rows are not moved: a carried permutation `perm` (B, m, as rows of the flattened batch) says
+    which row stands at each position, as getrf's swaps would have put it, so the candidates are
+    compared in getrf's order (ties: the first) and a swap costs a few nodes on (B, m), not
+    passes over the panel (swapping in place took three: Where, ReduceSum, Where). A step takes
+    the pivot row and column j (the unscaled multipliers) out as per-trip outputs (they are
+    final) and subtracts column j / pivot times the pivot row, but for column j. Column j then
+    goes on as column j of inv(L11), scaled by -pivot j (it starts as column j, which is the
+    multipliers times the pivot; the updates are linear): one Mul and one Sub pass over the
+    panel, of w columns, a trip. Taken rows get garbage nobody reads."""
     count = dim(p, 0)
-    width = w + w + 1
-    idx = arange(m)
-    aux = idx.cast(p.dtype).op("Unsqueeze", axes=(1,)).op("Concat", zeros(p, vec(m, w)), axis=1)
-    aug = p.op("Concat", aux.op("Unsqueeze", axes=(0,)).op("Expand", vec(count, m, w + 1)), axis=2)
-    steps, cols = arange(w).op("Unsqueeze", axes=(1,)), arange(width).op("Unsqueeze", axes=(0,))
-    extra = cols - (w + 1)  # the column of inv(L11), or < 0
-    masks = ((cols > steps) & (cols < w)) | ((extra >= 0) & (extra < steps))  # (w, width)
-    units = extra.eq(steps).cast(p.dtype)
+    idx, cols = arange(m), arange(w)
+    offsets = (arange(count) * m).op("Unsqueeze", axes=(1,))  # (B, 1): row b*m starts matrix b
+    perm = idx.op("Unsqueeze", axes=(0,)) + offsets
+    steps = cols.op("Unsqueeze", axes=(1,))
+    is_step = steps.eq(cols.op("Unsqueeze", axes=(0,)))  # (w, w)
+    flat_rows, flat_mat = vec(count * m), vec(count * m, w)  # not -1: an empty batch
 
     def step(j: Ex, carried, invariants):
-        (mat,), (idx, idx_col, masks, units) = carried, invariants
-        column = mat.op("Gather", j, axis=2)
-        candidates = where(idx >= j, abs(column), -1.0)
-        pivot_row = candidates.op("ArgMax", axis=1, keepdims=True)  # (B, 1): the first largest
-        is_p = idx_col.eq(pivot_row.op("Unsqueeze", axes=(2,)))  # (B, m, 1)
+        (mat, perm), (idx, offsets, flat_rows, flat_mat, is_step) = carried, invariants
         at = j.op("Unsqueeze", axes=(0,))
-        row_p = where(is_p, mat, 0.0).op("ReduceSum", axes=(1,), keepdims=True)  # (B, 1, width)
-        mat = where(is_p, mat.op("Gather", at, axis=1), mat)
+        column = mat.op("Gather", at, axis=2)  # (B, m, 1), by row
+        ordered = abs(column).op("Reshape", flat_rows).op("Gather", perm, axis=0)  # (B, m), by position
+        pos = where(idx >= j, ordered, -1.0).op("ArgMax", axis=1, keepdims=True)  # (B, 1): the first largest
+        row = perm.op("Reshape", flat_rows).op("Gather", pos + offsets, axis=0)  # (B, 1)
+        row_p = mat.op("Reshape", flat_mat).op("Gather", row, axis=0)  # (B, 1, w)
+        perm = where(idx.eq(j), row, where(idx.eq(pos), perm.op("Gather", at, axis=1), perm))
         pivot = row_p.op("Gather", at, axis=2)
-        multipliers = mat.op("Gather", at, axis=2) / where(pivot.eq(0.0), 1.0, pivot)
-        update = where(masks.op("Gather", at, axis=0), row_p, units.op("Gather", at, axis=0))
-        return [mat - multipliers * update], [row_p, pivot_row]
+        multipliers = column / where(pivot.eq(0.0), 1.0, pivot)
+        update = where(is_step.op("Gather", at, axis=0), 0.0, row_p)
+        return [mat - multipliers * update, perm], [row_p, pos, column]
 
-    (mat,), (rows, pivots) = counted_loop(w, [aug], [idx, idx.op("Unsqueeze", axes=(1,)), masks, units], step)
-    rows = unstack(rows, vec(count, w, width), 1)  # (B, w, width): the pivot rows in order
-    rows = rows.op("Concat", cut(mat, 1, w, m), axis=1)  # with the rows left below the panel
-    pivot_values = rows.op("Reshape", vec(count, m * width)).op("Gather", arange(w) * (width + 1), axis=1)
-    panel = cut(rows, 2, 0, w)
-    strict = idx.op("Unsqueeze", axes=(1,)) > arange(w).op("Unsqueeze", axes=(0,))
+    (_, perm), (rows, pivots, columns) = counted_loop(w, [p, perm], [idx, offsets, flat_rows, flat_mat, is_step], step)
+    # rows: (B, w, w), row t: -pivot_j inv(L11)[t, j] left of t, the pivot, U's row right of it
+    rows = unstack(rows, vec(count, w, w), 1)
+    pivot_values = rows.op("Reshape", vec(count, w * w)).op("Gather", cols * (w + 1), axis=1)
     # a zero pivot leaves its column unscaled, as getrf does (it holds zeros then): no 0 / 0
-    safe = where(pivot_values.eq(0.0), 1.0, pivot_values)
-    factored = where(strict, panel / safe.op("Unsqueeze", axes=(1,)), panel)
-    order = rows.op("Gather", w, axis=2)  # NaN multipliers (inf or NaN entries) spoil it: any index then
-    order = where(order.op("IsNaN"), 0.0, order).cast("int64")
-    inverse = cut(cut(rows, 1, 0, w), 2, w + 1, width) + steps.eq(arange(w)).cast(p.dtype)
-    return factored, order, unstack(pivots, vec(count, w), 1), inverse
+    safe = where(pivot_values.eq(0.0), 1.0, pivot_values).op("Unsqueeze", axes=(1,))
+    # the multipliers (B, w, m) by row -> (B, m, w) by position
+    low = mT(unstack(columns, vec(count, w, m), 1)).op("Reshape", flat_mat).op("Gather", perm, axis=0) / safe
+    strict = steps > cols.op("Unsqueeze", axes=(0,))  # (w, w)
+    factored = where(strict, cut(low, 1, 0, w), rows).op("Concat", cut(low, 1, w, m), axis=1)
+    inverse = where(strict, -(rows / safe), is_step.cast(p.dtype))
+    return factored, perm - offsets, unstack(pivots, vec(count, w), 1), inverse, pivot_values
 
 
-def lu_factor(a: Ex, rhs: Ex | None = None) -> tuple[Ex, Ex, Ex, Ex, Ex]:
-    """LU of matrices a (B, n, n), padded to (B, s, s): (the packed L and U (B, s, s + k), with
-    L^-1 P rhs in the last k columns if `rhs` (B, n, k) is given; the pivots (B, n) as getrf's;
-    the row order (B, s): a[order] = L U; singular (B,): a pivot was exactly 0; s)."""
-    count, n = dim(a, 0), dim(a, 2)
+def _blocking(n: Ex) -> tuple[Ex, Ex, Ex]:
+    """(trips, b, size = trips * b): panels of b <= BLOCK columns, all equal."""
     trips = ceil_div(n, BLOCK).op("Max", 1)  # one trip for n = 0
     b = ceil_div(n, trips)
-    size = trips * b
+    return trips, b, trips * b
+
+
+def lu_factor(a: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex]:
+    """LU of matrices a (B, n, n), padded to (B, s, s): (the packed L and U (B, s, s); the pivots
+    (B, n) as getrf's; the row order (B, s): a[order] = L U; singular (B,): a pivot was exactly
+    0; s). The Loop carries the whole matrix: later panels' row swaps reach L's earlier columns."""
+    count, n = dim(a, 0), dim(a, 2)
+    trips, b, size = _blocking(n)
     mat = pad_identity(a, size)
-    if rhs is not None:
-        mat = mat.op("Concat", rhs.op("Concat", zeros(rhs, vec(count, size - n, dim(rhs, 2))), axis=1), axis=2)
-    width = dim(mat, 2)
     order = arange(size).op("Unsqueeze", axes=(0,)).op("Expand", vec(count, size))
 
     def panel(t: Ex, carried, invariants):
-        (mat, rows), (b, size, width) = carried, invariants
+        (mat, rows), (b, size) = carried, invariants
         k = t * b
         stop = k + b
         lower = cut(mat, 1, k, size)
-        factored, local, pivots, inverse = _panel(cut(lower, 2, k, stop), size - k, b)
+        factored, local, pivots, inverse, _ = _panel(cut(lower, 2, k, stop), size - k, b)
         lower = take_rows(lower, local)
         rows = cut(rows, 1, 0, k).op("Concat", take_rows(cut(rows, 1, k, size).op("Unsqueeze", axes=(2,)), local).op("Squeeze", axes=(2,)), axis=1)
-        right = cut(lower, 2, stop, width)
+        right = cut(lower, 2, stop, size)
         u12 = inverse.op("MatMul", cut(right, 1, 0, b))
         a22 = cut(right, 1, b, size) - cut(factored, 1, b, size).op("MatMul", u12)
         below = cut(lower, 2, 0, k).op("Concat", factored, u12.op("Concat", a22, axis=1), axis=2)
         return [cut(mat, 1, 0, k).op("Concat", below, axis=1), rows], [pivots + k]
 
-    (mat, order), (pivots,) = counted_loop(trips, [mat, order], [b, size, width], panel,
+    (mat, order), (pivots,) = counted_loop(trips, [mat, order], [b, size], panel,
                                            [loose(mat.value.type, 0), loose(order.value.type, 0)])
     pivots = cut(unstack(pivots, vec(count, size), 1), 1, 0, n)
-    singular = diagonal(cut(mat, 2, 0, size)).eq(0.0).op("ReduceAny", axes=(1,), keepdims=False)
+    singular = diagonal(mat).eq(0.0).op("ReduceAny", axes=(1,), keepdims=False)
     return mat, pivots, order, singular, size
+
+
+def lu_upper(a: Ex, rhs: Ex | None = None) -> tuple[Ex, Ex, Ex, Ex | None]:
+    """U of LU of matrices a (B, n, n), padded to (B, s, s), and what Det and Solve need of it:
+    (the pivots (B, n) as getrf's; U's diagonal (B, s); singular (B,): a pivot was exactly 0;
+    if `rhs` (B, n, k) is given, the rows of U (B, s, s + k), L^-1 P rhs in the last k columns
+    (the strict lower triangle holds L11, which an upper solve does not read)).
+
+    The Loop carries only the trailing matrix (b rows and columns fewer a trip) and gives each
+    panel's rows of U as they are final, so no trip copies the whole matrix."""
+    count, n = dim(a, 0), dim(a, 2)
+    trips, b, size = _blocking(n)
+    mat = pad_identity(a, size)
+    if rhs is not None:
+        mat = mat.op("Concat", rhs.op("Concat", zeros(rhs, vec(count, size - n, dim(rhs, 2))), axis=1), axis=2)
+    width = dim(mat, 2)
+    invariants = [b] if rhs is None else [b, zeros(a, vec(count, b, size))]
+
+    def panel(t: Ex, carried, invariants):
+        (s,), b = carried, invariants[0]
+        factored, local, pivots, inverse, values = _panel(cut(s, 2, 0, b), dim(s, 1), b)
+        right = cut(s, 2, b, BIG)
+        u12 = inverse.op("MatMul", take_rows(right, cut(local, 1, 0, b)))
+        a22 = take_rows(right, cut(local, 1, b, BIG)) - cut(factored, 1, b, BIG).op("MatMul", u12)
+        out = [pivots + t * b, values]
+        if rhs is not None:  # the panel's rows of U, zeros left of it (the width of a stacked value is fixed)
+            left = cut(invariants[1], 2, 0, t * b)
+            out.append(left.op("Concat", cut(factored, 1, 0, b), u12, axis=2))
+        return [a22], out
+
+    _, stacked = counted_loop(trips, [mat], invariants, panel, [loose(mat.value.type, 0)])
+    pivots = cut(unstack(stacked[0], vec(count, size), 1), 1, 0, n)
+    diag = unstack(stacked[1], vec(count, size), 1)
+    singular = diag.eq(0.0).op("ReduceAny", axes=(1,), keepdims=False)
+    rows = unstack(stacked[2], vec(count, size, width), 1) if rhs is not None else None
+    return pivots, diag, singular, rows
 
 
 def _swap_parity(pivots: Ex, like: Ex) -> Ex:
@@ -164,8 +213,9 @@ def _solve_upper(a: Ex, b: Ex) -> Ex:
 def _solve_factored(a: Ex, rhs: Ex) -> tuple[Ex, Ex]:
     """x with a x = rhs (B, n, k) and singular (B,): the upper solve of the augmented factorisation."""
     n = dim(a, 2)
-    mat, _, _, singular, size = lu_factor(a, rhs)
-    x = _solve_upper(cut(mat, 2, 0, size), cut(mat, 2, size, size + dim(rhs, 2)))
+    _, _, singular, rows = lu_upper(a, rhs)
+    size = dim(rows, 1)
+    x = _solve_upper(cut(rows, 2, 0, size), cut(rows, 2, size, size + dim(rhs, 2)))
     return cut(x, 1, 0, n), singular
 
 
@@ -175,12 +225,14 @@ def lu_factor_op(node, inputs):
     n = dim(a, 2)
     lu, pivots, _, singular, _ = lu_factor(a)
     lu = cut(cut(lu, 1, 0, n), 2, 0, n)
-    return restore_batch(fill_nan(singular, lu), batch, 2), restore_batch(pivots, batch, 1)
+    # inf or NaN: LAPACK's factors then depend on how its idamax orders NaN; NaN is the one
+    # answer that is never a different finite number (the pivots are ptonnx's own there)
+    return restore_batch(fill_nan(singular | non_finite(a), lu), batch, 2), restore_batch(pivots, batch, 1)
 
 
 def _diagonal_and_parity(x: Ex) -> tuple[Ex, Ex, Ex]:
-    lu, pivots, _, singular, size = lu_factor(x)
-    return diagonal(cut(lu, 2, 0, size)), _swap_parity(pivots, lu), singular  # the padding's diagonal is 1
+    pivots, diag, singular, _ = lu_upper(x)
+    return diag, _swap_parity(pivots, diag), singular  # the padding's diagonal is 1
 
 
 @decomposes("Det")

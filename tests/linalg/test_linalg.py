@@ -15,7 +15,7 @@ import scipy.linalg
 
 import ptonnx
 from ptonnx.errors import CheckFailedError, UnsupportedOpError
-from tests.conftest import check_like_pytensor
+from tests.conftest import REFERENCE_MODE, check_like_pytensor
 from tests.linalg.helpers import C, EPS, SIZES, compare_for as _compare_for, general as _general, normwise, rng as _rng, spd
 
 REACHED_BY = {"Cholesky": ("test_cholesky_sizes_batches_and_failures", "test_cholesky_gradient"),
@@ -193,6 +193,16 @@ def test_lu_factor_and_lu_solve():
     outs = [*lu_and_pivots, pt.linalg.lu_solve(lu_and_pivots, b)]
     check_like_pytensor([x, b], outs, [_general(5), _rng(7).normal(size=(5, 2))],
                         more_values=[[_general(n, n), _rng(n).normal(size=(n, 2))] for n in (1, 50)], compare_for=_compare_for)
+    # inf or NaN anywhere: LAPACK's factors depend on how its idamax orders NaN (finite entries
+    # where ptonnx's order would give NaN, and the reverse): ptonnx's LU is all NaN, never a
+    # different finite number; PyTensor's holds NaN too
+    lu = ptonnx.compile_function([x], [lu_and_pivots[0]])
+    for bad in (np.nan, np.inf):
+        a = _general(40)
+        a[7, 3] = bad
+        (got,) = lu(a)
+        expected = pytensor.function([x], lu_and_pivots[0], mode=REFERENCE_MODE)(a)
+        assert np.isnan(got).all() and not np.isfinite(expected).all()
 
 
 def test_slogdet_op():

@@ -101,6 +101,12 @@ def fill_nan(bad: Ex, x: Ex) -> Ex:
     return where(bad.op("Unsqueeze", axes=(r - 2, r - 1)), float("nan"), x)
 
 
+def non_finite(x: Ex) -> Ex:
+    """Per matrix of x (*batch, m, n): whether it holds an inf or a NaN (shape `batch`)."""
+    r = x.value.type.ndim
+    return (x.op("IsNaN") | x.op("IsInf")).op("ReduceAny", axes=(r - 2, r - 1), keepdims=False)
+
+
 def diagonal(x: Ex) -> Ex:
     """The diagonals of square matrices (*batch, n, n) -> (*batch, n)."""
     r = x.value.type.ndim

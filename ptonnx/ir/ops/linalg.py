@@ -125,7 +125,7 @@ def _lu_factor_one(x):
         return np.zeros(x.shape, x.dtype), np.zeros(0, np.int64)
     (getrf,) = get_lapack_funcs(("getrf",), (x,))
     lu, piv, info = getrf(x, overwrite_a=False)
-    if info != 0:
+    if info != 0 or not np.isfinite(x).all():  # inf or NaN: NaN (ptonnx's choice, see lu.py)
         lu[...] = np.nan
     return lu, piv.astype(np.int64)
 
@@ -220,7 +220,7 @@ def _inverse(x):
 
 define("LUFactor", inputs=("a: T",), outputs=("lu: T", "pivots: int64"), dtypes={"T": FLOAT_DTYPES}, type_rule=_lu_factor_rule,
        semantics=_lu_factor, traits=("no_fold",), family="linalg",
-       doc="LAPACK getrf: L (unit, below) and U packed, and the row swapped with each row in turn; LU all NaN where singular")
+       doc="LAPACK getrf: L (unit, below) and U packed, and the row swapped with each row in turn; LU all NaN where singular or not finite")
 define("PivotToPermutations", inputs=("pivots: int64",), outputs=("out: int64",), dtypes={}, type_rule=_pivots_rule,
        semantics=_pivot_to_permutation, attributes={"inverse": (bool, True)}, traits=("no_fold",), family="linalg",
        doc="LAPACK's row swaps applied in order: the row order (inverse) or its inverse permutation")

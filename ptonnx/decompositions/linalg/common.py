@@ -8,6 +8,7 @@ known only at run time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -53,13 +54,67 @@ def batch_shape(x: Ex) -> Ex:
     return x.op("Shape", start=0, end=x.value.type.ndim - 2)
 
 
-def common_batch(a: Ex, b: Ex) -> tuple[Ex, Ex]:
-    """Matrices a and b broadcast to one batch shape (both ways, as Blockwise broadcasts them)."""
-    if a.value.type.ndim == b.value.type.ndim == 2:
-        return a, b
-    ones = ints(a.scope, 1, 1)
-    return (a.op("Expand", batch_shape(b).op("Concat", ones, axis=0)),
-            b.op("Expand", batch_shape(a).op("Concat", ones, axis=0)))
+def common_batch(*xs: Ex) -> list[Ex]:
+    """Matrices with their batch axes broadcast to one shape (every way, as Blockwise broadcasts
+    them)."""
+    if all(x.value.type.ndim == 2 for x in xs):
+        return list(xs)
+    ones = ints(xs[0].scope, 1, 1)
+    full = xs[0]
+    for other in xs[1:]:
+        full = full.op("Expand", batch_shape(other).op("Concat", ones, axis=0))
+    shape = batch_shape(full).op("Concat", ones, axis=0)
+    return [full] + [x.op("Expand", shape) for x in xs[1:]]
+
+
+def flatten_batch(x: Ex, core: int) -> tuple[Ex, Ex]:
+    """x with its batch axes (all but the last `core`) as one leading axis, and the batch shape."""
+    r = x.value.type.ndim
+    batch = x.op("Shape", start=0, end=r - core)
+    count = batch.op("ReduceProd", axes=(0,), keepdims=True) if r > core else ints(x.scope, 1)
+    return x.op("Reshape", count.op("Concat", x.op("Shape", start=r - core), axis=0)), batch
+
+
+def restore_batch(x: Ex, batch: Ex, core: int) -> Ex:
+    """The inverse of `flatten_batch`."""
+    return x.op("Reshape", batch.op("Concat", x.op("Shape", start=x.value.type.ndim - core), axis=0))
+
+
+def emit(scope: Scope, op: str, inputs: Sequence[Ex], **attrs) -> list[Ex]:
+    """The results of one IR node `op` (another linear-algebra op, decomposed in turn)."""
+    return [Ex(scope, v) for v in scope.builder.node(op, [x.value for x in inputs], attrs).outputs]
+
+
+def solve(a: Ex, b: Ex) -> Ex:
+    """x with a x = b (matrices), as the IR's Solve (LU with partial pivoting, `lu.py`)."""
+    return emit(a.scope, "Solve", [a, b], assume_a="gen", b_ndim=2)[0]
+
+
+def mirror(a: Ex, lower: bool) -> Ex:
+    """The symmetric matrices (*batch, n, n) the triangle `lower` names stands for (the other
+    triangle is never read)."""
+    r = a.value.type.ndim
+    n = dim(a, r - 1)
+    rows, cols = arange(n).op("Unsqueeze", axes=(1,)), arange(n).op("Unsqueeze", axes=(0,))
+    return where(rows < cols if lower else rows > cols, mT(a), a)
+
+
+def power_of_two(x: Ex) -> Ex:
+    """A power of two near x > 0 (1 for 0, inf or NaN): dividing by it is exact, so scaling a
+    matrix by its largest magnitude keeps sums of squares from overflowing or underflowing."""
+    ok = (x > 0.0) & (x < float("inf"))
+    exponent = where(ok, x, 1.0).op("Log") * (1.0 / math.log(2.0))
+    return x.const(2.0).op("Pow", exponent.op("Floor"))
+
+
+def round_robin(h: Ex) -> tuple[Ex, Ex]:
+    """Where the rows of [P; Q] (h pairs, P[i] with Q[i]) come from for the next round of the
+    circle method (Jacobi's parallel ordering): P[0] stays, the others move one place round, so
+    after 2h - 1 rounds every pair has met once and the order is the original one."""
+    i = arange(h)
+    new_p = where(i.eq(0), int_scalar(h.scope, 0), where(i.eq(1), h, i - 1))
+    new_q = where(i.eq(h - 1), (h - 1) + h.eq(1).cast("int64"), h + i + 1)
+    return new_p, new_q
 
 
 def cut(x: Ex, axis: int, start, end) -> Ex:

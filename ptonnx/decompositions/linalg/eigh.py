@@ -35,8 +35,6 @@ Batch axes are flattened to one; all matrices of a batch sweep until the last ha
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ptonnx.decompositions.expr import Ex, where
@@ -47,35 +45,24 @@ from ptonnx.decompositions.linalg.common import (
     counted_loop,
     cut,
     dim,
+    emit,
     fill_nan,
-    int_scalar,
+    flatten_batch,
+    mirror,
     mT,
+    non_finite,
     pad_identity,
+    power_of_two,
+    restore_batch,
+    round_robin,
     vec,
 )
-from ptonnx.decompositions.linalg.lu import flatten_batch, restore_batch
 from ptonnx.decompositions.loop import iterate
 from ptonnx.decompositions.registry import decomposes
 
 EPS = float(np.finfo(np.float64).eps)
 #: the most sweeps (quadratic convergence: 6 to 14 are needed up to n = 200)
 MAX_SWEEPS = 30
-
-
-def mirror(a: Ex, lower: bool) -> Ex:
-    """The symmetric matrices (B, n, n) the triangle `lower` names stands for."""
-    n = dim(a, 2)
-    rows, cols = arange(n).op("Unsqueeze", axes=(1,)), arange(n).op("Unsqueeze", axes=(0,))
-    other = rows < cols if lower else rows > cols
-    return where(other, mT(a), a)
-
-
-def _circle(h: Ex) -> Ex:
-    """Where each row of [P; Q] (h pairs, P's row i with Q's row i) comes from for the next round."""
-    i = arange(h)
-    new_p = where(i.eq(0), int_scalar(h.scope, 0), where(i.eq(1), h, i - 1))
-    new_q = where(i.eq(h - 1), (h - 1) + h.eq(1).cast("int64"), h + i + 1)
-    return new_p.op("Concat", new_q, axis=0)
 
 
 def _rotation(flat: Ex, pp: Ex, qq: Ex, pq: Ex, sign: Ex) -> tuple[Ex, Ex]:
@@ -107,7 +94,8 @@ def jacobi(a: Ex, vectors: bool) -> tuple[Ex, Ex | None]:
     J (B, n', n') with J a J^T diagonal: J's rows are the eigenvectors."""
     count, size = dim(a, 0), dim(a, 2)
     h = ceil_div(size, 2)
-    first = _circle(h)  # where each row of the next round comes from
+    new_p, new_q = round_robin(h)
+    first = new_p.op("Concat", new_q, axis=0)  # where each row of the next round comes from
     i = arange(h)
     partner = (i + h).op("Concat", i, axis=0)
     second = partner.op("Gather", first, axis=0)
@@ -167,21 +155,14 @@ def _unconverged(m: Ex, off_diagonal: Ex) -> Ex:
     return ((size_of > bound) & off_diagonal).op("ReduceAny", axes=(0, 1, 2), keepdims=False)
 
 
-def _power_of_two(x: Ex) -> Ex:
-    """A power of two near x > 0 (1 for 0): dividing by it is exact."""
-    ok = x > 0.0
-    exponent = where(ok, x, 1.0).op("Log") * (1.0 / math.log(2.0))
-    return x.const(2.0).op("Pow", exponent.op("Floor"))
-
-
 def eigh(a: Ex, lower: bool, vectors: bool) -> tuple[Ex, Ex | None]:
     """Eigenvalues (B, n) ascending and eigenvectors (B, n, n) (columns) of a (B, n, n), read in
     its lower (or upper) triangle; NaN for a matrix holding inf or NaN there."""
     count, n = dim(a, 0), dim(a, 2)
     a = mirror(a, lower)
-    bad = (a.op("IsNaN") | a.op("IsInf")).op("ReduceAny", axes=(1, 2), keepdims=False)
+    bad = non_finite(a)
     a = where(bad.op("Unsqueeze", axes=(1, 2)), 0.0, a)
-    scale = _power_of_two(abs(a).op("ReduceMax", axes=(1, 2), keepdims=True))
+    scale = power_of_two(abs(a).op("ReduceMax", axes=(1, 2), keepdims=True))
     size = (ceil_div(n, 2) * 2).op("Max", 2)
     m, j = jacobi(pad_identity(a / scale, size), vectors)
     diag = m.op("Reshape", vec(count, size * size)).op("Gather", arange(size) * (size + 1), axis=1)
@@ -197,30 +178,26 @@ def eigh(a: Ex, lower: bool, vectors: bool) -> tuple[Ex, Ex | None]:
     return w, fill_nan(bad, v)
 
 
-def _node(scope, op: str, inputs: list[Ex], **attrs) -> list[Ex]:
-    return [Ex(scope, v) for v in scope.builder.node(op, [x.value for x in inputs], attrs).outputs]
-
-
 def generalised(a: Ex, b: Ex, lower: bool, vectors: bool) -> tuple[Ex, Ex | None]:
     """a v = w b v through b = L L^T (IR Cholesky and SolveTriangular, decomposed in turn):
     eig(L^-1 a L^-T) = (w, y), v = L^-T y. A b that is not positive definite (its factor NaN
     while b is finite) raises LinAlgError, as scipy's eigh."""
     scope = a.scope
-    (factor,) = _node(scope, "Cholesky", [b], lower=lower)
+    (factor,) = emit(scope, "Cholesky", [b], lower=lower)
     low = factor if lower else mT(factor)
-    b_bad = (mirror(b, lower).op("IsNaN") | mirror(b, lower).op("IsInf")).op("ReduceAny", axes=(1, 2), keepdims=False)
+    b_bad = non_finite(mirror(b, lower))
     failed = factor.op("IsNaN").op("ReduceAny", axes=(1, 2), keepdims=False) & b_bad.op("Not")
     ok = failed.op("ReduceAny", axes=(0,), keepdims=False).op("Not")
     low = low.op("Check", ok, message="the leading minor of B is not positive definite: no eigenvalues or eigenvectors "
                   "were computed", exception="numpy.linalg:LinAlgError")
     full = mirror(a, lower)
-    (half,) = _node(scope, "SolveTriangular", [low, full], lower=True, unit_diagonal=False, b_ndim=2)
-    (c,) = _node(scope, "SolveTriangular", [low, mT(half)], lower=True, unit_diagonal=False, b_ndim=2)
-    a_bad = (full.op("IsNaN") | full.op("IsInf")).op("ReduceAny", axes=(1, 2), keepdims=False)
+    (half,) = emit(scope, "SolveTriangular", [low, full], lower=True, unit_diagonal=False, b_ndim=2)
+    (c,) = emit(scope, "SolveTriangular", [low, mT(half)], lower=True, unit_diagonal=False, b_ndim=2)
+    a_bad = non_finite(full)
     w, y = eigh(fill_nan(a_bad | b_bad, c), True, vectors)
     if not vectors:
         return w, None
-    (v,) = _node(scope, "SolveTriangular", [mT(low), y], lower=False, unit_diagonal=False, b_ndim=2)
+    (v,) = emit(scope, "SolveTriangular", [mT(low), y], lower=False, unit_diagonal=False, b_ndim=2)
     return w, v
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from ptonnx.decompositions.expr import Ex, where
-from ptonnx.decompositions.linalg.common import counted_loop, dim, eye_like, ints
+from ptonnx.decompositions.linalg.common import counted_loop, dim, eye_like, ints, solve
 from ptonnx.decompositions.registry import decomposes
 
 #: the [13/13] Padé coefficients b_0 .. b_13 of exp
@@ -24,12 +24,6 @@ PADE_13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353
 THETA_13 = 5.371920351148152
 #: more squarings than any finite float64 norm needs (2**1100 > 1.8e308 / theta)
 MAX_SQUARINGS = 1100
-
-
-def _solve(a: Ex, b: Ex) -> Ex:
-    """x with a x = b, as the IR's Solve (decomposed in turn by lu.py)."""
-    scope = a.scope
-    return Ex(scope, scope.builder.node("Solve", [a.value, b.value], {"assume_a": "gen", "b_ndim": 2}).output)
 
 
 @decomposes("Expm")
@@ -49,7 +43,7 @@ def expm(node, inputs):
     b = PADE_13
     u = x.op("MatMul", x6.op("MatMul", x6 * b[13] + x4 * b[11] + x2 * b[9]) + x6 * b[7] + x4 * b[5] + x2 * b[3] + eye * b[1])
     v = x6.op("MatMul", x6 * b[12] + x4 * b[10] + x2 * b[8]) + x6 * b[6] + x4 * b[4] + x2 * b[2] + eye * b[0]
-    result = _solve(v - u, v + u)
+    result = solve(v - u, v + u)
     steps = squarings.cast("int64")
     # the largest count (0 for an empty batch: a 0 joins the counts)
     most = steps.op("Reshape", ints(a.scope, -1)).op("Concat", ints(a.scope, 0), axis=0).op("ReduceMax", axes=(0,))

@@ -28,43 +28,34 @@ from __future__ import annotations
 
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
-    BIG,
-    common_batch,
     arange,
+    BIG,
     ceil_div,
-    diagonal,
+    common_batch,
     counted_loop,
     cut,
+    diagonal,
     dim,
+    emit,
     fill_nan,
-    non_finite,
+    flatten_batch,
     ints,
     loose,
+    mirror,
     mT,
+    non_finite,
     pad_identity,
+    restore_batch,
     reverse,
     unstack,
     vec,
     zeros,
 )
-from ptonnx.decompositions.linalg.triangular import lower_only, solve_lower
+from ptonnx.decompositions.linalg.triangular import solve_lower
 from ptonnx.decompositions.registry import decomposes
 
 #: most columns per panel
 BLOCK = 32
-
-
-def flatten_batch(x: Ex, core: int) -> tuple[Ex, Ex]:
-    """x with its batch axes (all but the last `core`) as one leading axis, and the batch shape."""
-    r = x.value.type.ndim
-    batch = x.op("Shape", start=0, end=r - core)
-    count = batch.op("ReduceProd", axes=(0,), keepdims=True) if r > core else ints(x.scope, 1)
-    return x.op("Reshape", count.op("Concat", x.op("Shape", start=r - core), axis=0)), batch
-
-
-def restore_batch(x: Ex, batch: Ex, core: int) -> Ex:
-    """The inverse of `flatten_batch`."""
-    return x.op("Reshape", batch.op("Concat", x.op("Shape", start=x.value.type.ndim - core), axis=0))
 
 
 def take_rows(x: Ex, rows: Ex) -> Ex:
@@ -263,11 +254,9 @@ def solve(node, inputs):
     a, batch = flatten_batch(a, 2)
     b, _ = flatten_batch(b, 2)
     if kind in ("sym", "her", "pos"):  # only the triangle `lower` names is read: mirror it
-        half = lower_only(a if lower else a.op("Transpose", perm=(0, 2, 1)))
-        strict = where(arange(dim(a, 2)).op("Unsqueeze", axes=(1,)).eq(arange(dim(a, 2))), 0.0, half)
-        a = half + strict.op("Transpose", perm=(0, 2, 1))
+        a = mirror(a, lower)
     if kind == "pos":
-        low = Ex(a.scope, a.scope.builder.node("Cholesky", [a.value], {"lower": True}).output)
+        (low,) = emit(a.scope, "Cholesky", [a], lower=True)
         x = _solve_upper(low.op("Transpose", perm=(0, 2, 1)), solve_lower(low, b, unit_diagonal=False))
     else:
         x, singular = _solve_factored(a, b)
@@ -323,7 +312,7 @@ def lu(node, inputs):
     takes the first largest |value|, as idamax), and a zero column pivots on its own row, so the
     first min(m, n) steps are getrf's of the matrix itself and the rest swap nothing."""
     (a,) = inputs
-    ok = a.op("IsNaN").op("Or", a.op("IsInf")).op("Reshape", ints(a.scope, -1)).op("ReduceAny", axes=(0,), keepdims=False).op("Not")
+    ok = (a.op("IsNaN") | a.op("IsInf")).op("ReduceAny", axes=tuple(range(a.value.type.ndim)), keepdims=False).op("Not")
     a = a.op("Check", ok, message="array must not contain infs or NaNs", exception="builtins:ValueError")
     a, batch = flatten_batch(a, 2)
     count, m, n = dim(a, 0), dim(a, 1), dim(a, 2)

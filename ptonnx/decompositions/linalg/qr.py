@@ -19,7 +19,6 @@ drops when only R is used. Batch axes are flattened to one.
 
 from __future__ import annotations
 
-import math
 
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
@@ -29,26 +28,21 @@ from ptonnx.decompositions.linalg.common import (
     cut,
     dim,
     eye_like,
+    flatten_batch,
     int_scalar,
     ints,
     loose,
     mT,
+    power_of_two,
+    restore_batch,
     unstack,
     vec,
     zeros,
 )
-from ptonnx.decompositions.linalg.lu import flatten_batch, restore_batch
 from ptonnx.decompositions.registry import decomposes
 
 #: most columns per panel
 BLOCK = 32
-
-
-def power_of_two(x: Ex) -> Ex:
-    """A power of two near x > 0 (1 for 0, inf or NaN): dividing by it is exact."""
-    ok = (x > 0.0) & (x < float("inf"))
-    exponent = where(ok, x, 1.0).op("Log") * (1.0 / math.log(2.0))
-    return x.const(2.0).op("Pow", exponent.op("Floor"))
 
 
 def _panel(panel: Ex, start: Ex, k: Ex, rows: Ex, cols: Ex):

@@ -40,14 +40,17 @@ from ptonnx.decompositions.linalg.common import (
     diagonal,
     dim,
     fill_nan,
+    flatten_batch,
     int_scalar,
     ints,
     mT,
+    power_of_two,
+    restore_batch,
+    round_robin,
     vec,
     zeros,
 )
-from ptonnx.decompositions.linalg.lu import flatten_batch, restore_batch
-from ptonnx.decompositions.linalg.qr import form_q, householder, power_of_two
+from ptonnx.decompositions.linalg.qr import form_q, householder
 from ptonnx.decompositions.loop import iterate
 from ptonnx.decompositions.registry import decomposes
 from ptonnx.ir import Builder, Graph
@@ -73,16 +76,6 @@ def pick(t: Ex, yes: Ex, no: Ex, rows: Ex, cols: Ex) -> Ex:
     start = where(t, len_no, int_scalar(t.scope, 0))
     end = where(t, len_no + len_yes, len_no)
     return both.op("Slice", vec(start), vec(end), ints(t.scope, 1), axes=(1,)).op("Reshape", vec(count, rows, cols))
-
-
-def _round_robin(h: Ex) -> tuple[Ex, Ex]:
-    """Where the rows of [P; Q] (h pairs, P[i] with Q[i]) go for the next round of the circle
-    method: P[0] stays, the others move one place round the circle."""
-    i = arange(h)
-    new_p = where(i.eq(0), int_scalar(h.scope, 0), where(i.eq(1), h, i - 1))
-    last = i.eq(h - 1)
-    new_q = where(last, (h - 1) + h.eq(1).cast("int64"), h + i + 1)
-    return new_p, new_q
 
 
 def _squares(x: Ex) -> Ex:
@@ -114,7 +107,7 @@ def jacobi(w: Ex, small: Ex) -> Ex:
     before) is only inaccurate until the next sweep: a rotation angle, not a result, depends on it."""
     kk = dim(w, 2)
     h = ceil_div(kk, 2)
-    new_p, new_q = _round_robin(h)
+    new_p, new_q = round_robin(h)
     tolerance = kk.cast(w.dtype) * TOLERANCE
     rounds = (kk - 1).op("Max", 0)
 

@@ -20,32 +20,26 @@ gives another large finite number (PyTensor passes it on).
 from __future__ import annotations
 
 from ptonnx.decompositions.expr import Ex
-from ptonnx.decompositions.linalg.common import dim, fill_nan, index_masks, ints, mT, static, vec
-from ptonnx.decompositions.linalg.lu import flatten_batch, restore_batch
+from ptonnx.decompositions.linalg.common import (
+    common_batch,
+    dim,
+    fill_nan,
+    flatten_batch,
+    index_masks,
+    int_scalar,
+    mT,
+    non_finite,
+    restore_batch,
+    solve,
+    static,
+    vec,
+)
 from ptonnx.decompositions.registry import decomposes
 from ptonnx.errors import UnsupportedOpError
 
 #: the largest m n (rows of the Kronecker system) a size the graph fixes may give: 4096 rows are a
 #: 128 MB float64 system per matrix and some 4.6e10 flops
 MAX_SYSTEM = 4096
-
-
-def broadcast_batches(*xs: Ex) -> list[Ex]:
-    """Matrices with their batch axes broadcast to one shape (Expand broadcasts both ways)."""
-    if all(x.value.type.ndim == 2 for x in xs):
-        return list(xs)
-    ones = ints(xs[0].scope, 1, 1)
-    full = xs[0]
-    for other in xs[1:]:
-        full = full.op("Expand", other.op("Shape", start=0, end=other.value.type.ndim - 2).op("Concat", ones, axis=0))
-    batch = full.op("Shape", start=0, end=full.value.type.ndim - 2)
-    return [full] + [x.op("Expand", batch.op("Concat", ones, axis=0)) for x in xs[1:]]
-
-
-def solve(a: Ex, b: Ex) -> Ex:
-    """x with a x = b (matrices), as the IR's Solve (decomposed in turn by lu.py)."""
-    scope = a.scope
-    return Ex(scope, scope.builder.node("Solve", [a.value, b.value], {"assume_a": "gen", "b_ndim": 2}).output)
 
 
 def _refuse_absurd(node, m: Ex, n: Ex) -> None:
@@ -62,7 +56,7 @@ def _refuse_absurd(node, m: Ex, n: Ex) -> None:
 @decomposes("SolveSylvester")
 def solve_sylvester(node, inputs):
     _refuse_absurd(node, dim(inputs[0], inputs[0].value.type.ndim - 1), dim(inputs[1], inputs[1].value.type.ndim - 1))
-    a, b, c = broadcast_batches(*inputs)
+    a, b, c = common_batch(*inputs)
     a, batch = flatten_batch(a, 2)
     b, _ = flatten_batch(b, 2)
     c, _ = flatten_batch(c, 2)
@@ -74,9 +68,7 @@ def solve_sylvester(node, inputs):
     right = eye_m.op("Unsqueeze", axes=(0, 2, 4)).op("Select", mT(b).op("Unsqueeze", axes=(1, 3)), zero)
     size = m * n
     system = (left + right).op("Reshape", vec(count, size, size))
-    x = solve(system, c.op("Reshape", vec(count, size, Ex(c.scope, c.scope.scalar(1, "int64")))))
+    x = solve(system, c.op("Reshape", vec(count, size, int_scalar(c.scope, 1))))
     x = x.op("Reshape", vec(count, m, n))
-    bad = [v.op("IsNaN").op("Or", v.op("IsInf")).op("Reshape", vec(count, dim(v, 1) * dim(v, 2))).op("ReduceAny", axes=(1,), keepdims=False)
-           for v in (a, b, c)]
-    x = fill_nan(bad[0].op("Or", bad[1]).op("Or", bad[2]), x)
+    x = fill_nan(non_finite(a) | non_finite(b) | non_finite(c), x)
     return restore_batch(x, batch, 2)

@@ -18,7 +18,7 @@ from pytensor.tensor.math import Dot
 from ptonnx.errors import UnsupportedOpError
 from ptonnx.ir import Value
 from ptonnx.lifting.blockwise import lift_batched
-from ptonnx.lifting import linalg_eigen, linalg_orthogonal, linalg_solvers, linalg_sylvester  # noqa: F401  (register them)
+from ptonnx.lifting import linalg_eigen, linalg_orthogonal, linalg_schur, linalg_solvers, linalg_sylvester  # noqa: F401  (register them)
 from ptonnx.lifting.dispatch import BATCHED, LIFTERS, lifts
 from ptonnx.lifting.tensor import constant_array
 

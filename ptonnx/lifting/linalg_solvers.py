@@ -153,12 +153,12 @@ for _op, _name in ((Det, "Det"), (SLogDet, "SLogDet"), (MatrixInverse, "MatrixIn
 
 
 def _complex_results(ctx, node):
-    """Eig, Schur and QZ: their results are complex for real matrices in general (or, in the real
-    Schur form, not unique): out of ptonnx's scope, refused by name. (PyTensor 2.38's Eigh and
-    other subclasses of Eig have rules of their own, found first; one without is refused as any
-    op without a rule is.)"""
+    """Eig and QZ: their results are complex for real matrices in general: out of ptonnx's scope,
+    refused by name. (PyTensor 2.38's Eigh and other subclasses of Eig have rules of their own,
+    found first; one without is refused as any op without a rule is. Schur's real form is lifted:
+    `linalg_schur.py`.)"""
     core = core_op(node)
-    if type(core).__name__ not in ("Eig", "Schur", "QZ"):
+    if type(core).__name__ not in ("Eig", "QZ"):
         from ptonnx.lifting.dispatch import LIFTERS
 
         raise UnsupportedOpError(core, node.outputs[0], [c.__name__ for c in LIFTERS], family="PyTensor ops")
@@ -168,10 +168,10 @@ def _complex_results(ctx, node):
 
 
 try:
-    from pytensor.tensor.linalg import QZ, Eig, Schur
+    from pytensor.tensor.linalg import QZ, Eig
 except ImportError:
     from pytensor.tensor.nlinalg import Eig
-    from pytensor.tensor.slinalg import QZ, Schur
+    from pytensor.tensor.slinalg import QZ
 
-lifts_batched(Eig, Schur, QZ)(_complex_results)
+lifts_batched(Eig, QZ)(_complex_results)
 

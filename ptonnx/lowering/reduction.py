@@ -4,7 +4,8 @@
   bits and beyond int64 they saturate (NumPy wraps). Integer sums are a MatMul
   with a column of ones (exact, wrapping); integer products a halving tree of
   elementwise Muls. (Other integer dtypes reach here as int64: see legalise.)
-- ReduceMax/ReduceMin/ArgMax skip NaN; NumPy propagates it (ArgMax: the first NaN).
+- ReduceMax/ReduceMin/ArgMax skip NaN; NumPy propagates it (ArgMax: the first NaN; an ArgMax
+  with nan "inf" ranks NaN as +inf, which a Where before a plain ArgMax gives).
 - uint64 has no Max/Min/ArgMax kernel: flipping the top bit maps its order onto int64's.
 - bool has no ReduceMin/ReduceMax at opset 18: All/Any reduce uint8.
 Axes are an int64 input (opset 18); an empty axes list never reaches ONNX, where it
@@ -144,8 +145,10 @@ def emit_argmax(ctx, node, inputs):
     dtype, axis, keepdims = node.inputs[0].dtype, node.attrs["axis"], node.attrs["keepdims"]
     if dtype == "uint64":
         x = ordered_uint64(ctx, x)
+    if dtype in FLOAT_DTYPES and node.attrs["nan"] == "inf":  # NaN as +inf: 2 nodes, not the mask's 6
+        x = ctx.emit1("Where", [ctx.emit1("IsNaN", [x]), ctx.scalar(np.inf, dtype), x])
     result = ctx.emit1("ArgMax", [x], axis=axis, keepdims=int(keepdims), select_last_index=0)
-    if dtype not in FLOAT_DTYPES:
+    if dtype not in FLOAT_DTYPES or node.attrs["nan"] == "inf":
         return [result]
     nan, mask = _has_nan(ctx, x, (axis,), keepdims)
     first_nan = ctx.emit1("ArgMax", [mask], axis=axis, keepdims=int(keepdims), select_last_index=0)

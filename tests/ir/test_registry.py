@@ -38,6 +38,7 @@ FAMILY_TESTS = {
     "linalg": [("tests/linalg/test_linalg.py", "REACHED_BY")],
     "linalg_eigen": [("tests/linalg/test_eigh.py", "REACHED_BY")],
     "linalg_orthogonal": [("tests/linalg/test_qr_svd.py", "REACHED_BY")],
+    "linalg_schur": [("tests/linalg/test_schur.py", "REACHED_BY")],
     "linalg_sylvester": [("tests/linalg/test_sylvester.py", "REACHED_BY")],
 }
 

@@ -224,14 +224,17 @@ def test_det_slogdet_solve_gradients():
 
 def test_kron_matrix_power_and_direct_discrete_lyapunov():
     """PyTensor builds these from ops ptonnx lifts: KroneckerProduct (an OpFromGraph), Dot, and
-    solve_discrete_lyapunov(method="direct") as a Solve of the n**2 x n**2 Kronecker system; with
-    the gradient through the solve."""
+    solve_discrete_lyapunov(method="direct") as a Solve of the n**2 x n**2 Kronecker system (n up
+    to 50); with the gradient through the solve."""
     a, q = pt.dmatrix("a"), pt.dmatrix("q")
     lyapunov = pt.linalg.solve_discrete_lyapunov(a, q, method="direct")
     outs = [pt.linalg.kron(a, q), lyapunov, pt.linalg.matrix_power(a, 3), pytensor.grad(lyapunov.sum(), a)]
     stable = _rng(9).normal(size=(3, 3)) * 0.3
     check_like_pytensor([a, q], outs, [stable, spd(3)], more_values=[[_rng(10).normal(size=(5, 5)) * 0.2, spd(5)]],
                         compare_for=lambda values: lambda x, e, c: normwise(x, e, c, n=values[0].shape[0] ** 2))
+    # n = 50: a 2,500 x 2,500 system (n = 200 would be 40,000 x 40,000, 12.8 GB: in PyTensor too)
+    check_like_pytensor([a, q], [lyapunov], [_rng(11).normal(size=(50, 50)) * 0.05, spd(50)],
+                        compare=lambda x, e, c: normwise(x, e, c, n=2500))
 
 
 @pytest.mark.parametrize("n", [1, 3, 8, 9])

@@ -1,6 +1,6 @@
 """solve_sylvester, solve_continuous_lyapunov and solve_discrete_lyapunov (bilinear; the direct method
 is a Solve: tests/linalg/test_linalg.py) from PyTensor graphs against PyTensor's own evaluation (Bartels-Stewart: Schur forms and LAPACK trsyl),
-plain and rewritten graphs, at both onnxruntime levels: sizes 0 to 20 through one model (unknown
+plain and rewritten graphs, at both onnxruntime levels: sizes 0 to 200 through one model (unknown
 sizes), batches, float32, ill-conditioned equations (held to their residual), inf and NaN inputs,
 singular equations (where ptonnx and LAPACK part ways: see test_singular_equations), gradients."""
 
@@ -12,6 +12,7 @@ import pytensor.tensor as pt
 import pytest
 
 import ptonnx
+from ptonnx.testing import ORT_LEVELS, session_options
 from tests.conftest import REFERENCE_MODE, check_like_pytensor
 from tests.lifting.helpers import lazy_reference, no_c_compiler
 from tests.linalg.helpers import EPS, normwise, rng as _rng
@@ -27,10 +28,10 @@ def _inner_graphs_in_python():
 
 
 REACHED_BY = {"SolveSylvester": ("test_solve_sylvester_sizes_and_non_finite_inputs", "test_lyapunov_equations",
-                                 "test_batches_and_float32", "test_gradients")}
+                                 "test_batches_and_float32", "test_gradients", "test_large_equations")}
 
-#: c in |ptonnx - PyTensor| <= c (mn) eps ||X||: LU of the Kronecker system against Bartels-Stewart,
-#: both backward stable; the equations here are well conditioned
+#: c in |ptonnx - PyTensor| <= c (mn) eps ||X||: windows of B's Schur form solved by LU against
+#: Bartels-Stewart, both backward stable; the equations here are well conditioned
 C = 8.0
 
 
@@ -50,17 +51,17 @@ def _stable(n, seed=0, radius=0.5):
 
 
 def _compare(values):
-    """normwise, with n = m n (the Kronecker system's size)."""
+    """normwise, with n = m n (the number of unknowns)."""
     size = max(values[0].shape[-1] * values[-1].shape[-1], 4)
     return lambda actual, expected, context: normwise(actual, expected, context, n=size)
 
 
 def test_solve_sylvester_sizes_and_non_finite_inputs():
-    """One model for m x n = 0 x 0, 1 x 1, 2 x 2, 5 x 3, 3 x 5 and 20 x 20 (a 400 x 400
-    Kronecker system); an inf or NaN in A or C gives NaN everywhere, as PyTensor."""
+    """One model for m x n = 0 x 0, 1 x 1, 2 x 2, 5 x 3, 3 x 5, 20 x 20 and 50 x 50 (200 x 200:
+    test_large_equations); an inf or NaN in A or C gives NaN everywhere, as PyTensor."""
     a, b, c = pt.dmatrix("a"), pt.dmatrix("b"), pt.dmatrix("c")
     out = pt.linalg.solve_sylvester(a, b, c)
-    lists = [_problem(m, n, seed=m + n) for m, n in ((2, 2), (5, 3), (3, 5), (20, 20))]
+    lists = [_problem(m, n, seed=m + n) for m, n in ((2, 2), (5, 3), (3, 5), (20, 20), (50, 50))]
     for k, value in ((0, np.nan), (2, np.nan), (0, np.inf), (2, -np.inf)):
         lists.append(_problem(4, 3))
         lists[-1][k][1, 2] = value
@@ -163,6 +164,28 @@ def test_gradients():
     _, b_, c_ = _problem(3, 2)
     check_like_pytensor([a, b, c, q], outs, [stable, b_ + 2 * np.eye(2), c_, np.eye(3) + 0.1 * np.ones((3, 3))],
                         compare_for=lambda values: lambda x, e, ctx: normwise(x, e, ctx, n=400))
+
+
+@pytest.mark.one_environment  # the decomposition's numbers at sizes PyTensor's lifting does not change
+def test_large_equations():
+    """m = n = 200 (a random B: mostly complex pairs in its Schur form) at both onnxruntime levels,
+    and continuous and discrete (bilinear) Lyapunov at n = 50 (both levels) and 200 (one level:
+    some 20 s a call), through one model each with unknown sizes."""
+    a, b, c, q = pt.dmatrix("a"), pt.dmatrix("b"), pt.dmatrix("c"), pt.dmatrix("q")
+    cases = [([a, b, c], [pt.linalg.solve_sylvester(a, b, c)], [(_problem(200, 200, seed=40), ORT_LEVELS)])]
+    spd = lambda n, seed: (lambda g: g @ g.T / n + np.eye(n))(_rng(seed).normal(size=(n, n)))  # noqa: E731
+    # eigenvalues in the disc of radius 0.4 about -0.5: stable for both equations, well conditioned
+    lyapunov = [([_stable(n, n, radius=0.4) - 0.5 * np.eye(n), spd(n, n + 1)], levels) for n, levels in ((50, ORT_LEVELS), (200, ORT_LEVELS[-1:]))]
+    cases.append(([a, q], [pt.linalg.solve_continuous_lyapunov(a, q), pt.linalg.solve_discrete_lyapunov(a, q)], lyapunov))
+    for variables, outs, runs in cases:
+        cm = ptonnx.compile_function(variables, outs)
+        reference = pytensor.function(variables, outs, mode=REFERENCE_MODE)
+        for values, levels in runs:
+            expected = reference(*values)
+            for level in levels:
+                actual = cm.with_session_options(session_options(level))(*values)
+                for x, e in zip(actual, expected, strict=True):
+                    normwise(x, e, f"{level} n = {values[0].shape[0]}", n=values[0].shape[0] ** 2)
 
 
 def test_every_linalg_sylvester_op_is_reached_from_pytensor():

@@ -76,6 +76,24 @@ def test_argmax_first_of_ties_and_first_nan_in_every_dtype(dtype):
     compiled(one_node("ArgMax", [T(dtype, (None, 3))], {"axis": 1, "keepdims": True})).check(np.zeros((0, 3), dtype))
 
 
+@pytest.mark.parametrize("dtype", dtypes_of("ArgMax"))
+def test_argmax_ranking_nan_as_inf_in_every_dtype(dtype):
+    """nan="inf" (LU's pivot search): the first NaN or +inf, whichever comes first; 3 ONNX nodes
+    for a float (IsNaN, Where, ArgMax), the ArgMax alone for the others."""
+    rng = np.random.default_rng(5)
+    graph = same_inputs("ArgMax", [T(dtype, (None, 3))], [{"axis": 1, "keepdims": False, "nan": "inf"},
+                                                          {"axis": 0, "keepdims": True, "nan": "inf"}])
+    case = compiled(graph)
+    for x in _arrays(dtype, rng):
+        case.check(x)
+    if dtype.startswith("float"):
+        x = np.array([[1.0, np.inf, np.nan], [np.nan, np.inf, 2.0], [-1.0, 3.0, 3.0]], dtype)
+        case.check(x)
+        single = compiled(one_node("ArgMax", [T(dtype, (3, 3))], {"axis": 1, "nan": "inf"}))
+        single.check(x)
+        assert [n.op_type for n in single.model.graph.node].count("ArgMax") == 1
+
+
 def test_nan_propagates_through_max_and_min_and_argmax_finds_the_first():
     x = np.array([[1.0, np.nan, 3.0, np.nan], [-np.inf, -np.inf, -0.0, -0.0], [np.inf, 5e-324, np.nan, np.inf]])
     for op, attrs in [("ReduceMax", {"axes": (1,)}), ("ReduceMin", {"axes": (0,)}), ("ArgMax", {"axis": 1}), ("ArgMax", {"axis": 0})]:

@@ -1,4 +1,4 @@
-"""Cholesky: blocked, right-looking, the flops in MatMul, few nodes per sequential trip.
+"""Cholesky: blocked, left-looking, the flops in MatMul, few nodes per sequential trip.
 
 onnxruntime's Loop costs about 1 us a body node a trip, whatever the sizes here, so the time is
 the sequential trips times their nodes. The factor is computed as rows of U = L^T (which Gather
@@ -6,12 +6,20 @@ and MatMul take without transposes). The matrix is padded with the identity to t
 b = the even number >= n / trips, trips = ceil(n / BLOCK): every panel has b columns (n = 50
 is two panels of 26, not 48 + 2) and n = 10 is one panel of 10, not 48.
 
-A Loop over panels carries the trailing matrix (b rows and columns fewer a trip). Its diagonal
-block D, as an upper triangle, is eliminated together with the identity, [D | I], in an inner
-Loop of b / 2 trips (`eliminate`): the rows taken are U11's and inv(L11)'s at once (no second
-Loop inverts L11), two a trip. Then L21^T = inv(L11) T12 and the trailing update are MatMuls.
-What a trip spoils (rows taken already, the other triangle) is never read again; U11 keeps its
-upper triangle by selection, with sqrt(pivot) on the diagonal, LAPACK's value.
+A Loop over panels carries the rows of U done so far, from the next panel's column on (b
+columns fewer and b rows more a trip), and reads the panel's b rows of the matrix (upper
+layout: for `lower`, its b columns transposed) from the diagonal on, less U_done^T U_done, one
+MatMul: left-looking, as potrf's flops (n^3 / 3; updating the whole trailing matrix a trip, as
+right-looking did, took twice that, and a Slice and a Sub pass over it: 22% slower at
+n = 1,000, the same below). Its diagonal block D, as an upper triangle, is eliminated together
+with the identity, [D | I], in an inner Loop of b / 2 trips (`eliminate`): the rows taken are
+U11's and inv(L11)'s at once (no second Loop inverts L11), two a trip. Then L21^T = inv(L11)
+T12 is a MatMul. What a trip spoils (rows taken already, the other triangle) is never read
+again; U11 keeps its upper triangle by selection, with sqrt(pivot) on the diagonal, LAPACK's
+value. Eliminating 4 or 8 columns a trip at constant places (a trip dropping the rows and
+columns it has done; 6 to 7 nodes a column, not 10, but a rank-1 update a column) was no faster
+at n = 200 with 4 and 10% faster with 8, which was 10% slower at n = 50 (more padding) and
+three times slower on a batch of 4 x 4 matrices (padded to 8 x 8).
 
 As LAPACK's potrf (OpenBLAS's, which SciPy and so PyTensor call), only the lower triangle is
 read (the upper for `lower=False`), and a pivot <= 0 means the matrix is not positive
@@ -43,7 +51,7 @@ from ptonnx.decompositions.linalg.common import (
 )
 from ptonnx.decompositions.registry import decomposes
 
-#: most columns per panel (32 to 64 within noise up to n = 400; 48 and 64 best at n = 1,000)
+#: most columns per panel (32 to 64 within noise up to n = 400; 48 best at n = 1,000, 32, 64, 96 slower)
 BLOCK = 48
 
 
@@ -92,16 +100,19 @@ def factor_rows(a: Ex, lower: bool) -> Ex:
                   zeros(a, batch.op("Concat", vec(b, size), axis=0))]
 
     def panel(_, carried, invariants):
-        (s, done), (half, bv, eye, above, below, diag, rows_shape, flat_shape, on_diagonal, left_zeros) = carried, invariants
-        sc = s.scope
-        d = slice2(s, None, bv)
-        # T12, the b rows right of D in the upper layout (a transposed read MatMul takes as it is)
-        if lower:
-            d, t12 = mT(d), mT(s.op("Slice", bv.op("Concat", ints(sc, 0), axis=0), ints(sc, BIG).op("Concat", bv, axis=0),
-                                     ints(sc, 1, 1), axes=(r - 2, r - 1)))
+        (done_rows, done), (matrix, half, bv, eye, above, below, diag, rows_shape, flat_shape, on_diagonal, left_zeros) = carried, invariants
+        sc = done_rows.scope
+        # the panel's b rows of the matrix from its diagonal on, less what the rows done take off
+        if lower:  # the panel's b columns from the diagonal down, transposed (b columns: a small copy)
+            block = mT(matrix.op("Slice", done.op("Concat", done, axis=0), ints(sc, BIG).op("Concat", done + bv, axis=0),
+                                 ints(sc, 1, 1), axes=(r - 2, r - 1)))
         else:
-            t12 = s.op("Slice", ints(sc, 0).op("Concat", bv, axis=0), bv.op("Concat", ints(sc, BIG), axis=0),
-                       ints(sc, 1, 1), axes=(r - 2, r - 1))
+            block = matrix.op("Slice", done.op("Concat", done, axis=0), (done + bv).op("Concat", ints(sc, BIG), axis=0),
+                              ints(sc, 1, 1), axes=(r - 2, r - 1))
+        taken = done_rows.op("Slice", ints(sc, 0), bv, ints(sc, 1), axes=(r - 1,))  # (*batch, done, b)
+        block = block - mT(taken).op("MatMul", done_rows)
+        d = block.op("Slice", ints(sc, 0), bv, ints(sc, 1), axes=(r - 1,))
+        t12 = block.op("Slice", bv, ints(sc, BIG), ints(sc, 1), axes=(r - 1,))
         rows = unstack(eliminate(d.op("Concat", eye, axis=r - 1), half, bv), rows_shape, k)
         pivots = rows.op("Reshape", flat_shape).op("Gather", on_diagonal, axis=r - 2)  # (*batch, b)
         rows = rows / pivots.op("Sqrt").op("Unsqueeze", axes=(r - 1,))  # as the trip scaled them
@@ -111,11 +122,13 @@ def factor_rows(a: Ex, lower: bool) -> Ex:
         u11 = rows.op("Slice", ints(sc, 0), bv, ints(sc, 1), axes=(r - 1,))
         u11 = where(below, 0.0, where(diag, pivots.op("Sqrt").op("Unsqueeze", axes=(r - 1,)), u11))
         l21t = inverse.op("MatMul", t12)
-        rest = slice2(s, bv, None) - mT(l21t).op("MatMul", l21t)  # symmetric: either layout
+        rest = done_rows.op("Slice", bv, ints(sc, BIG), ints(sc, 1), axes=(r - 1,)).op("Concat", l21t, axis=r - 2)
         left = left_zeros.op("Slice", ints(sc, 0), done, ints(sc, 1), axes=(r - 1,))
         return [rest, done + bv], [left.op("Concat", u11, l21t, axis=r - 1), pivots]
 
-    carried = [pad_identity(a, size), ints(scope, 0)]
+    # the rows of U done so far, from the next panel's column on: none yet
+    carried = [zeros(a, batch.op("Concat", ints(scope, 0), vec(size), axis=0)), ints(scope, 0)]
+    invariants = [pad_identity(a, size), *invariants]
     _, (panels, pivots) = counted_loop(trips, carried, invariants, panel, [loose(a.value.type, k), carried[1].value.type])
     failed = (pivots <= 0.0).op("ReduceAny", axes=(0, r - 1))
     # (trips, *batch, b, size) -> (*batch, size, size) -> the first n rows and columns

@@ -269,3 +269,18 @@ def ceil_div(a: Ex, b) -> Ex:
         return int_scalar(a.scope, -(-known_a // known_b))
     quotient = a.cast("float64") / (b.cast("float64") if isinstance(b, Ex) else float(b))
     return quotient.op("Ceil").cast("int64")
+
+
+def branch(cond: Ex, args: list[Ex], then_fn, else_fn) -> list[Ex]:
+    """An IR If on the bool scalar `cond`: `then_fn(args)` or `else_fn(args)`, each written over
+    its body's own inputs; only the branch taken runs."""
+    outer = cond.scope
+    bodies = []
+    for fn in (then_fn, else_fn):
+        body = Graph("if_body")
+        scope = Scope(Builder(body, source=outer.builder.source))
+        inner = [Ex(scope, body.add_input(a.value.type, f"arg{i}")) for i, a in enumerate(args)]
+        body.set_outputs([o.value for o in fn(inner)])
+        bodies.append(body)
+    node = outer.builder.node("If", [cond.value, *(a.value for a in args)], dict(then_body=bodies[0], else_body=bodies[1]))
+    return [Ex(outer, v) for v in node.outputs]

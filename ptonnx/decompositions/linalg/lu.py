@@ -3,23 +3,27 @@ Det, SLogDet, MatrixInverse, PivotToPermutations.
 
 Blocked right-looking, as getrf. onnxruntime's Loop costs about 1 us a body node a trip (see
 cholesky.py), so the column step, which runs n times in sequence whatever the blocking, is
-kept short (`_panel`, 33 nodes: the pivot search, ArgMax's NaN rule included, is 19 of them;
-taking two columns a trip saves no nodes, the trip's fixed cost is small; inverting L11 after
-the Loop, 7 nodes a column, was slower than carrying it, scaled, in the columns the panel has
-done with). The matrix is padded with the identity to trips * b, b = ceil(n / trips), trips =
-ceil(n / BLOCK): every panel has b columns, and a size the graph fixes gives constant trip
-counts (small ones are unrolled by `counted_loop`). A trip of the Loop over panels factors its
-panel and applies the panel's row order to the rows right of it; U12 = inv(L11) A12 and
-A22 -= L21 U12 are MatMuls.
+kept short (`_panel`, 27 nodes, 29 for LU and LUFactor: the pivot search is 15 of them, its
+ArgMax ranking NaN as +inf, 2 nodes where NumPy's first-NaN rule took 6; taking two columns a
+trip saves no nodes, the trip's fixed cost is small; inverting L11 after the Loop, 7 nodes a
+column, was slower than carrying it, scaled, in the columns the panel has done with). The
+matrix is padded with the identity to trips * b, b = ceil(n / trips), trips = ceil(n / BLOCK):
+every panel has b columns, and a size the graph fixes gives constant trip counts (small ones
+are unrolled by `counted_loop`). A trip of the Loop over panels factors its panel and applies
+the panel's row order to the rows right of it; U12 = inv(L11) A12 and A22 -= L21 U12 are
+MatMuls.
 
 Det, SLogDet, Solve and MatrixInverse (`lu_upper`) carry only the trailing matrix and give
 each panel's rows of U as they are final (no trip copies the whole matrix: at n = 1,000 that
 halved the time); LUFactor and LU (`lu_factor`) carry the whole one, whose earlier L columns
 later swaps reorder. Solve and MatrixInverse append b (the identity) to the matrix: the
 factorisation leaves L^-1 P b there, and only the upper solve is left. A zero pivot
-(singular) is found from U's diagonal once, after the factorisation; the factorisation itself
-goes on past it as getrf does (the column is left unscaled), which is what LU
-(scipy.linalg.lu) returns. BLOCK: 24 to 40 within noise at n = 200 and 1,000, 64 slower.
+(singular) is found from U's diagonal once, after the factorisation. LU and LUFactor go on
+past it as getrf does (the column is left unscaled), which is what LU (scipy.linalg.lu)
+returns; `lu_upper` divides by it (2 nodes a column fewer): NaN then fills the rest of that
+matrix, whose Det, SLogDet, Solve and MatrixInverse are the singular answer whatever it holds.
+BLOCK: 40 (with the 27-node step, 40 to 64 were 5-12% faster than 32 at n = 1,000, Solve and
+SLogDet; n = 200 is 5 panels of 40 with 40 or 48; 24 was slower).
 
 Batch axes are flattened to one at the start and restored at the end.
 """
@@ -55,7 +59,7 @@ from ptonnx.decompositions.linalg.triangular import solve_lower
 from ptonnx.decompositions.registry import decomposes
 
 #: most columns per panel
-BLOCK = 32
+BLOCK = 40
 
 
 def take_rows(x: Ex, rows: Ex) -> Ex:
@@ -67,7 +71,7 @@ def take_rows(x: Ex, rows: Ex) -> Ex:
     return picked.op("Reshape", vec(count, dim(rows, 1)).op("Concat", x.op("Shape", start=2), axis=0))
 
 
-def _panel(p: Ex, m: Ex, w: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex]:
+def _panel(p: Ex, m: Ex, w: Ex, zero_pivots: bool) -> tuple[Ex, Ex, Ex, Ex, Ex]:
     """Unblocked LU with partial pivoting of panels p (B, m, w): (the factored panels (B, m, w),
     their row order (B, m), the pivot row of each column (B, w), inv(L11) (B, w, w), the pivots'
     values (B, w)).
@@ -80,7 +84,13 @@ def _panel(p: Ex, m: Ex, w: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex]:
     final) and subtracts column j / pivot times the pivot row, but for column j. Column j then
     goes on as column j of inv(L11), scaled by -pivot j (it starts as column j, which is the
     multipliers times the pivot; the updates are linear): one Mul and one Sub pass over the
-    panel, of w columns, a trip. Taken rows get garbage nobody reads."""
+    panel, of w columns, a trip. Taken rows get garbage nobody reads (an inf pivot's row turns
+    NaN: inf / inf): the search ranks them -1, and a NaN candidate first (as +inf). `zero_pivots`:
+    a zero pivot leaves its column unscaled, as getrf (without it, its 0 / 0 makes the rest NaN).
+
+    Without the mask, taken rows would mostly hold exact zeros (the step taking a row subtracts
+    it from itself, multiplier pivot / pivot = 1), but an inf pivot's is NaN, and picking it
+    again turned LAPACK's det = inf (one inf entry) and det = 0 (a zero row and an inf) into NaN."""
     count = dim(p, 0)
     idx, cols = arange(m), arange(w)
     offsets = (arange(count) * m).op("Unsqueeze", axes=(1,))  # (B, 1): row b*m starts matrix b
@@ -94,12 +104,13 @@ def _panel(p: Ex, m: Ex, w: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex]:
         at = j.op("Unsqueeze", axes=(0,))
         column = mat.op("Gather", at, axis=2)  # (B, m, 1), by row
         ordered = abs(column).op("Reshape", flat_rows).op("Gather", perm, axis=0)  # (B, m), by position
-        pos = where(idx >= j, ordered, -1.0).op("ArgMax", axis=1, keepdims=True)  # (B, 1): the first largest
+        # (B, 1): the first largest; a NaN ranks as +inf (the first NaN or inf), taken rows below all
+        pos = where(idx >= j, ordered, -1.0).op("ArgMax", axis=1, keepdims=True, nan="inf")
         row = perm.op("Reshape", flat_rows).op("Gather", pos + offsets, axis=0)  # (B, 1)
         row_p = mat.op("Reshape", flat_mat).op("Gather", row, axis=0)  # (B, 1, w)
         perm = where(idx.eq(j), row, where(idx.eq(pos), perm.op("Gather", at, axis=1), perm))
         pivot = row_p.op("Gather", at, axis=2)
-        multipliers = column / where(pivot.eq(0.0), 1.0, pivot)
+        multipliers = column / (where(pivot.eq(0.0), 1.0, pivot) if zero_pivots else pivot)
         update = where(is_step.op("Gather", at, axis=0), 0.0, row_p)
         return [mat - multipliers * update, perm], [row_p, pos, column]
 
@@ -138,7 +149,7 @@ def lu_factor(a: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex]:
         k = t * b
         stop = k + b
         lower = cut(mat, 1, k, size)
-        factored, local, pivots, inverse, _ = _panel(cut(lower, 2, k, stop), size - k, b)
+        factored, local, pivots, inverse, _ = _panel(cut(lower, 2, k, stop), size - k, b, zero_pivots=True)
         lower = take_rows(lower, local)
         rows = cut(rows, 1, 0, k).op("Concat", take_rows(cut(rows, 1, k, size).op("Unsqueeze", axes=(2,)), local).op("Squeeze", axes=(2,)), axis=1)
         right = cut(lower, 2, stop, size)
@@ -172,7 +183,7 @@ def lu_upper(a: Ex, rhs: Ex | None = None) -> tuple[Ex, Ex, Ex, Ex | None]:
 
     def panel(t: Ex, carried, invariants):
         (s,), b = carried, invariants[0]
-        factored, local, pivots, inverse, values = _panel(cut(s, 2, 0, b), dim(s, 1), b)
+        factored, local, pivots, inverse, values = _panel(cut(s, 2, 0, b), dim(s, 1), b, zero_pivots=False)
         right = cut(s, 2, b, BIG)
         u12 = inverse.op("MatMul", take_rows(right, cut(local, 1, 0, b)))
         a22 = take_rows(right, cut(local, 1, b, BIG)) - cut(factored, 1, b, BIG).op("MatMul", u12)

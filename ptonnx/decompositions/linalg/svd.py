@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, Scope, where
+from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
     arange,
+    branch,
     ceil_div,
     counted_loop,
     cut,
@@ -53,7 +54,6 @@ from ptonnx.decompositions.linalg.common import (
 from ptonnx.decompositions.linalg.qr import form_q, householder
 from ptonnx.decompositions.loop import iterate
 from ptonnx.decompositions.registry import decomposes
-from ptonnx.ir import Builder, Graph
 from ptonnx.ir.ops.linalg_orthogonal import RCOND
 
 EPS = float(np.finfo(np.float64).eps)
@@ -173,7 +173,7 @@ def svd(a: Ex, vectors: bool, full: bool, complete: bool = True):
             completion, _, _ = householder(v_r)
             return [where(zero, form_q(completion, v_r, dim(v_r, 1), dim(v_r, 2)), v_r)]
 
-        (v_r,) = _branch(zero.op("ReduceAny", axes=(0, 1, 2)), [v_r, mT(zero)], completed, lambda args: [args[0]])
+        (v_r,) = branch(zero.op("ReduceAny", axes=(0, 1, 2)), [v_r, mT(zero)], completed, lambda args: [args[0]])
     # U_R = J^T: not accumulated rotation by rotation (that doubles every round's work), but the
     # orthogonal factor of R V_R = U_R diag(s), columns in descending s (so a column for a small s
     # loses only its rounding along the larger ones), signs as R V_R's
@@ -188,21 +188,6 @@ def svd(a: Ex, vectors: bool, full: bool, complete: bool = True):
     u = pick(wide, v_r, u_y, m, m if full else k)
     vt = pick(wide, mT(u_y), mT(v_r), n if full else k, n)
     return u, values, vt
-
-
-def _branch(cond: Ex, args: list[Ex], then_fn, else_fn) -> list[Ex]:
-    """An IR If on the bool scalar `cond`: `then_fn(args)` or `else_fn(args)`, each written over
-    its body's own inputs; only the branch taken runs."""
-    outer = cond.scope
-    bodies = []
-    for fn in (then_fn, else_fn):
-        body = Graph("if_body")
-        scope = Scope(Builder(body, source=outer.builder.source))
-        inner = [Ex(scope, body.add_input(a.value.type, f"arg{i}")) for i, a in enumerate(args)]
-        body.set_outputs([o.value for o in fn(inner)])
-        bodies.append(body)
-    node = outer.builder.node("If", [cond.value, *(a.value for a in args)], dict(then_body=bodies[0], else_body=bodies[1]))
-    return [Ex(outer, v) for v in node.outputs]
 
 
 def _take(x: Ex, order: Ex) -> Ex:

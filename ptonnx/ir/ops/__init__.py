@@ -4,4 +4,4 @@ from ptonnx.ir.ops import check, creation, elementwise, indexing, shape  # noqa:
 from ptonnx.ir.ops import nn, reduction, sequence, special, tensor  # noqa: F401
 from ptonnx.ir.ops import fused  # noqa: F401  (builds on nn.Conv)
 from ptonnx.ir.ops import control  # noqa: F401
-from ptonnx.ir.ops import linalg, linalg_eigen, linalg_orthogonal, linalg_sylvester  # noqa: F401
+from ptonnx.ir.ops import linalg, linalg_eigen, linalg_orthogonal, linalg_schur, linalg_sylvester  # noqa: F401

@@ -3,7 +3,8 @@
 PyTensor's continuous Lyapunov solver is this op with B = A^T, and its bilinear discrete one is
 a Cayley transform (Solves) around it. The semantics, the interpreter's reference, are PyTensor's
 SolveSylvester (Bartels-Stewart: real Schur forms of A and B, LAPACK trsyl); its decomposition
-(`decompositions/linalg/sylvester.py`) solves the Kronecker system instead.
+(`decompositions/linalg/sylvester.py`) takes B's real Schur form only and solves for two columns
+at a time.
 """
 
 from __future__ import annotations

@@ -59,11 +59,17 @@ reduction("ReduceAny", ufunc=np.logical_or, dtypes=frozenset({"bool"}))
 
 def _argmax_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
     (x,) = types
+    _need(a["nan"] in ("first", "inf"), "ArgMax", lambda: f"nan {a['nan']!r} is not 'first' or 'inf'")
     shape = reduced_shape("ArgMax", x, (a["axis"],), a["keepdims"])
     return [TensorType("int64", shape)]
 
 
+def _argmax(x, axis, keepdims, nan):
+    if nan == "inf" and x.dtype.kind == "f":  # NaN ranks as +inf: the first NaN or +inf
+        x = np.where(np.isnan(x), np.inf, x)
+    return np.argmax(x, axis=axis, keepdims=keepdims).astype(np.int64)
+
+
 define("ArgMax", inputs=("x: T",), outputs=("out: int64",), dtypes={"T": ALL_DTYPES}, type_rule=_argmax_rule,
-       semantics=lambda x, axis, keepdims: np.argmax(x, axis=axis, keepdims=keepdims).astype(np.int64),
-       attributes={"axis": (int, 0), "keepdims": (bool, False)}, family="reduction",
-       doc="index of the first largest element along `axis` (the first NaN, if any)")
+       semantics=_argmax, attributes={"axis": (int, 0), "keepdims": (bool, False), "nan": (str, "first")}, family="reduction",
+       doc="index of the first largest element along `axis` (the first NaN, if any; with nan 'inf', NaN ranks as +inf)")

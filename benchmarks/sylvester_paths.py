@@ -1,0 +1,73 @@
+"""Where SolveSylvester's two paths cross: one LU of the Kronecker system (mn unknowns) against
+B's real Schur form and windows of two columns (`ptonnx/decompositions/linalg/sylvester.py`,
+whose SMALL is set from this), and SciPy's solve_sylvester for scale. One model per path with
+unknown sizes (the other path switched off by setting SMALL), onnxruntime on 1 thread, medians.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/sylvester_paths.py [--sizes 5 10 20 30 50] [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+import pytensor.tensor as pt  # noqa: E402
+import scipy.linalg  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import ptonnx  # noqa: E402
+import ptonnx.decompositions.linalg.sylvester as sylvester  # noqa: E402
+
+
+def median_ms(fn, rounds: int) -> float:
+    fn()
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def compiled(small: int):
+    """A model of solve_sylvester whose decomposition takes the Kronecker path up to `small` unknowns."""
+    saved, sylvester.SMALL = sylvester.SMALL, small
+    try:
+        a, b, c = pt.dmatrix("a"), pt.dmatrix("b"), pt.dmatrix("c")
+        cm = ptonnx.compile_function([a, b, c], [pt.linalg.solve_sylvester(a, b, c)])
+    finally:
+        sylvester.SMALL = saved
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    return cm.with_session_options(options)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[5, 10, 15, 20, 30, 50])
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    kronecker, schur = compiled(1 << 62), compiled(0)
+    rng = np.random.default_rng(0)
+    print(f"SMALL = {sylvester.SMALL} (m n)")
+    print("| m = n | Kronecker ms | Schur windows ms | SciPy ms |")
+    print("|---:|---:|---:|---:|")
+    for n in args.sizes:
+        a = rng.normal(size=(n, n)) / np.sqrt(n) + 3 * np.eye(n)
+        b = rng.normal(size=(n, n)) / np.sqrt(n) + 2 * np.eye(n)
+        c = rng.normal(size=(n, n))
+        times = [median_ms(lambda f=f: f(a, b, c), args.rounds) for f in (kronecker, schur)]
+        times.append(median_ms(lambda: scipy.linalg.solve_sylvester(a, b, c), args.rounds))
+        print(f"| {n} | {times[0]:.2f} | {times[1]:.2f} | {times[2]:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

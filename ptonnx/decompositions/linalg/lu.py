@@ -1,29 +1,43 @@
 """LU with partial pivoting (LAPACK's getrf), and what is computed from it: LU, LUFactor, Solve,
 Det, SLogDet, MatrixInverse, PivotToPermutations.
 
-Blocked right-looking, as getrf. onnxruntime's Loop costs about 1 us a body node a trip (see
-cholesky.py), so the column step, which runs n times in sequence whatever the blocking, is
-kept short (`_panel`, 27 nodes, 29 for LU and LUFactor: the pivot search is 15 of them, its
+Blocked, as getrf. onnxruntime's Loop costs about 1 us a body node a trip (see cholesky.py), so
+the column step, which runs n times in sequence whatever the blocking, is kept short (`_panel`,
+27 nodes with the Loop's condition, 29 for LU and LUFactor: the pivot search is 15 of them, its
 ArgMax ranking NaN as +inf, 2 nodes where NumPy's first-NaN rule took 6; taking two columns a
 trip saves no nodes, the trip's fixed cost is small; inverting L11 after the Loop, 7 nodes a
-column, was slower than carrying it, scaled, in the columns the panel has done with). The
-matrix is padded with the identity to trips * b, b = ceil(n / trips), trips = ceil(n / BLOCK):
-every panel has b columns, and a size the graph fixes gives constant trip counts (small ones
-are unrolled by `counted_loop`). A trip of the Loop over panels factors its panel and applies
-the panel's row order to the rows right of it; U12 = inv(L11) A12 and A22 -= L21 U12 are
-MatMuls.
+column, was slower than carrying it, scaled, in the columns the panel has done with). The step
+works on the panel transposed, (b, B, m): a column is a contiguous row and the rank-1 update
+broadcasts over rows of m (as (B, m, b), over rows of b, its Mul was 2.5 times slower at
+m = 500: 6-11% of SLogDet and Solve at n = 1,000). The matrix is padded with the identity to
+trips * b, b = ceil(n / trips), trips = ceil(n / BLOCK): every panel has b columns, and a size
+the graph fixes gives constant trip counts (small ones are unrolled by `counted_loop`).
 
-Det, SLogDet, Solve and MatrixInverse (`lu_upper`) carry only the trailing matrix and give
-each panel's rows of U as they are final (no trip copies the whole matrix: at n = 1,000 that
-halved the time); LUFactor and LU (`lu_factor`) carry the whole one, whose earlier L columns
-later swaps reorder. Solve and MatrixInverse append b (the identity) to the matrix: the
-factorisation leaves L^-1 P b there, and only the upper solve is left. A zero pivot
+LUFactor and LU (`lu_factor`) are right-looking: the Loop over panels carries the whole matrix
+(later swaps reorder earlier L columns); a trip factors its panel and applies the panel's row
+order to the rows right of it; U12 = inv(L11) A12 and A22 -= L21 U12 are MatMuls.
+
+Det, SLogDet, Solve and MatrixInverse (`lu_upper`) are left-looking (Crout's order, as
+cholesky.py): a trip reads its panel's columns of the matrix in the current row order less
+L_done U_done (one MatMul), factors it, and gives the panel's rows of U right of it as
+inv(L11) (A12 - L10 U_done), as they are final; the Loop carries L's columns done for the rows
+not pivoted yet and U's rows done from the panel's column on, no trailing matrix. Right-looking
+(carrying the trailing matrix, four passes over it a trip: the columns' Slice, the rows' Gather,
+MatMul, Sub) was 8-14% slower at n = 1,000 (SLogDet, Solve) and 1-3% at n = 200, the flops the
+same; carrying the whole matrix, as `lu_factor`, had been twice slower still at n = 1,000. With
+the transposed panel, 16-18% faster than before at n = 1,000, 4-6% at n = 200, 1-2% slower at
+n <= 50 (a panel trip is 66 nodes, 69 with b, not 85 and 89, but more run outside the Loop).
+Both are getrf's to rounding; left-looking rounds differently from the third panel on (n > 80).
+Solve and MatrixInverse append b (the identity) to the matrix: the factorisation leaves
+L^-1 P b there, and only the upper solve is left. A zero pivot
 (singular) is found from U's diagonal once, after the factorisation. LU and LUFactor go on
 past it as getrf does (the column is left unscaled), which is what LU (scipy.linalg.lu)
 returns; `lu_upper` divides by it (2 nodes a column fewer): NaN then fills the rest of that
 matrix, whose Det, SLogDet, Solve and MatrixInverse are the singular answer whatever it holds.
 BLOCK: 40 (with the 27-node step, 40 to 64 were 5-12% faster than 32 at n = 1,000, Solve and
-SLogDet; n = 200 is 5 panels of 40 with 40 or 48; 24 was slower).
+SLogDet; n = 200 is 5 panels of 40 with 40 or 48; 24 was slower; with the transposed panel,
+still right-looking, 64 and 96 were 1-9% and 6-28% slower than 40 at n = 50 to 1,000;
+left-looking, 32 and 24 were 2-8% and 2-4% slower at n = 1,000).
 
 Batch axes are flattened to one at the start and restored at the end.
 """
@@ -71,10 +85,10 @@ def take_rows(x: Ex, rows: Ex) -> Ex:
     return picked.op("Reshape", vec(count, dim(rows, 1)).op("Concat", x.op("Shape", start=2), axis=0))
 
 
-def _panel(p: Ex, m: Ex, w: Ex, zero_pivots: bool) -> tuple[Ex, Ex, Ex, Ex, Ex]:
-    """Unblocked LU with partial pivoting of panels p (B, m, w): (the factored panels (B, m, w),
-    their row order (B, m), the pivot row of each column (B, w), inv(L11) (B, w, w), the pivots'
-    values (B, w)).
+def _panel(p: Ex, m: Ex, w: Ex, zero_pivots: bool, count: Ex | None = None) -> tuple[Ex, Ex, Ex, Ex, Ex, Ex]:
+    """Unblocked LU with partial pivoting of panels p (B, m, w) (`count`: B, if the caller has it):
+    (the factored panels (B, m, w), their row order (B, m), the same as rows of the flattened batch
+    (B * m), the pivot row of each column (B, w), inv(L11) (B, w, w), the pivots' values (B, w)).
 
     Rows are not moved: a carried permutation `perm` (B, m, as rows of the flattened batch) says
     which row stands at each position, as getrf's swaps would have put it, so the candidates are
@@ -84,48 +98,49 @@ def _panel(p: Ex, m: Ex, w: Ex, zero_pivots: bool) -> tuple[Ex, Ex, Ex, Ex, Ex]:
     final) and subtracts column j / pivot times the pivot row, but for column j. Column j then
     goes on as column j of inv(L11), scaled by -pivot j (it starts as column j, which is the
     multipliers times the pivot; the updates are linear): one Mul and one Sub pass over the
-    panel, of w columns, a trip. Taken rows get garbage nobody reads (an inf pivot's row turns
+    panel, of w columns, a trip (the panel as (w, B, m): see above). Taken rows get garbage nobody reads (an inf pivot's row turns
     NaN: inf / inf): the search ranks them -1, and a NaN candidate first (as +inf). `zero_pivots`:
     a zero pivot leaves its column unscaled, as getrf (without it, its 0 / 0 makes the rest NaN).
 
     Without the mask, taken rows would mostly hold exact zeros (the step taking a row subtracts
     it from itself, multiplier pivot / pivot = 1), but an inf pivot's is NaN, and picking it
     again turned LAPACK's det = inf (one inf entry) and det = 0 (a zero row and an inf) into NaN."""
-    count = dim(p, 0)
+    count = dim(p, 0) if count is None else count
     idx, cols = arange(m), arange(w)
     offsets = (arange(count) * m).op("Unsqueeze", axes=(1,))  # (B, 1): row b*m starts matrix b
     perm = idx.op("Unsqueeze", axes=(0,)) + offsets
     steps = cols.op("Unsqueeze", axes=(1,))
     is_step = steps.eq(cols.op("Unsqueeze", axes=(0,)))  # (w, w)
-    flat_rows, flat_mat = vec(count * m), vec(count * m, w)  # not -1: an empty batch
+    flat_rows, flat_mat = vec(count * m), vec(w, count * m)  # not -1: an empty batch
 
     def step(j: Ex, carried, invariants):
         (mat, perm), (idx, offsets, flat_rows, flat_mat, is_step) = carried, invariants
-        at = j.op("Unsqueeze", axes=(0,))
-        column = mat.op("Gather", at, axis=2)  # (B, m, 1), by row
+        column = mat.op("Gather", j, axis=0)  # (B, m), by row
         ordered = abs(column).op("Reshape", flat_rows).op("Gather", perm, axis=0)  # (B, m), by position
         # (B, 1): the first largest; a NaN ranks as +inf (the first NaN or inf), taken rows below all
         pos = where(idx >= j, ordered, -1.0).op("ArgMax", axis=1, keepdims=True, nan="inf")
         row = perm.op("Reshape", flat_rows).op("Gather", pos + offsets, axis=0)  # (B, 1)
-        row_p = mat.op("Reshape", flat_mat).op("Gather", row, axis=0)  # (B, 1, w)
-        perm = where(idx.eq(j), row, where(idx.eq(pos), perm.op("Gather", at, axis=1), perm))
-        pivot = row_p.op("Gather", at, axis=2)
+        row_p = mat.op("Reshape", flat_mat).op("Gather", row, axis=1)  # (w, B, 1)
+        perm = where(idx.eq(j), row, where(idx.eq(pos), perm.op("Gather", j.op("Unsqueeze", axes=(0,)), axis=1), perm))
+        pivot = row_p.op("Gather", j, axis=0)  # (B, 1)
         multipliers = column / (where(pivot.eq(0.0), 1.0, pivot) if zero_pivots else pivot)
-        update = where(is_step.op("Gather", at, axis=0), 0.0, row_p)
+        update = where(is_step.op("Gather", j, axis=0), 0.0, row_p)  # (w, B, 1)
         return [mat - multipliers * update, perm], [row_p, pos, column]
 
-    (_, perm), (rows, pivots, columns) = counted_loop(w, [p, perm], [idx, offsets, flat_rows, flat_mat, is_step], step)
-    # rows: (B, w, w), row t: -pivot_j inv(L11)[t, j] left of t, the pivot, U's row right of it
-    rows = unstack(rows, vec(count, w, w), 1)
+    by_column = p.op("Transpose", perm=(2, 0, 1))
+    (_, perm), (rows, pivots, columns) = counted_loop(w, [by_column, perm], [idx, offsets, flat_rows, flat_mat,
+                                                                          is_step.op("Unsqueeze", axes=(2, 3))], step)
+    # rows: (w, w, B, 1) -> (B, w, w), row t: -pivot_j inv(L11)[t, j] left of t, the pivot, U's row right of it
+    rows = rows.op("Transpose", perm=(2, 0, 1, 3)).op("Reshape", vec(count, w, w))
     pivot_values = rows.op("Reshape", vec(count, w * w)).op("Gather", cols * (w + 1), axis=1)
     # a zero pivot leaves its column unscaled, as getrf does (it holds zeros then): no 0 / 0
     safe = where(pivot_values.eq(0.0), 1.0, pivot_values).op("Unsqueeze", axes=(1,))
-    # the multipliers (B, w, m) by row -> (B, m, w) by position
-    low = mT(unstack(columns, vec(count, w, m), 1)).op("Reshape", flat_mat).op("Gather", perm, axis=0) / safe
+    # the multipliers (w, B, m) by row -> (B, m, w) by position
+    low = mT(unstack(columns, vec(count, w, m), 1)).op("Reshape", vec(count * m, w)).op("Gather", perm, axis=0) / safe
     strict = steps > cols.op("Unsqueeze", axes=(0,))  # (w, w)
     factored = where(strict, cut(low, 1, 0, w), rows).op("Concat", cut(low, 1, w, m), axis=1)
     inverse = where(strict, -(rows / safe), is_step.cast(p.dtype))
-    return factored, perm - offsets, unstack(pivots, vec(count, w), 1), inverse, pivot_values
+    return factored, perm - offsets, perm, unstack(pivots, vec(count, w), 1), inverse, pivot_values
 
 
 def _blocking(n: Ex) -> tuple[Ex, Ex, Ex]:
@@ -149,7 +164,7 @@ def lu_factor(a: Ex) -> tuple[Ex, Ex, Ex, Ex, Ex]:
         k = t * b
         stop = k + b
         lower = cut(mat, 1, k, size)
-        factored, local, pivots, inverse, _ = _panel(cut(lower, 2, k, stop), size - k, b, zero_pivots=True)
+        factored, local, _, pivots, inverse, _ = _panel(cut(lower, 2, k, stop), size - k, b, zero_pivots=True)
         lower = take_rows(lower, local)
         rows = cut(rows, 1, 0, k).op("Concat", take_rows(cut(rows, 1, k, size).op("Unsqueeze", axes=(2,)), local).op("Squeeze", axes=(2,)), axis=1)
         right = cut(lower, 2, stop, size)
@@ -171,29 +186,49 @@ def lu_upper(a: Ex, rhs: Ex | None = None) -> tuple[Ex, Ex, Ex, Ex | None]:
     if `rhs` (B, n, k) is given, the rows of U (B, s, s + k), L^-1 P rhs in the last k columns
     (the strict lower triangle holds L11, which an upper solve does not read)).
 
-    The Loop carries only the trailing matrix (b rows and columns fewer a trip) and gives each
-    panel's rows of U as they are final, so no trip copies the whole matrix."""
+    Left-looking: the Loop carries the rows not yet pivoted as their row numbers in the matrix
+    (in getrf's current order) and their L columns done so far (B, m, k), and the rows of U done,
+    from the panel's column on (B, k, width - k). A trip reads the panel's columns of those rows
+    from the matrix, less L_done U_done(panel columns) (one MatMul), factors it, and gives the
+    panel's rows of U right of it as inv(L11) (A12 - L10 U_done(right)): no pass over the
+    trailing matrix, only over L_done (m x k) and U_done (k x width - k)."""
     count, n = dim(a, 0), dim(a, 2)
     trips, b, size = _blocking(n)
     mat = pad_identity(a, size)
     if rhs is not None:
         mat = mat.op("Concat", rhs.op("Concat", zeros(rhs, vec(count, size - n, dim(rhs, 2))), axis=1), axis=2)
     width = dim(mat, 2)
-    invariants = [b] if rhs is None else [b, zeros(a, vec(count, b, size))]
+    flat = mat.op("Reshape", vec(count * size, width))  # the rows of every matrix, one after another
+    order = arange(size).op("Unsqueeze", axes=(0,)) + (arange(count) * size).op("Unsqueeze", axes=(1,))  # (B, s): rows of `flat`
+    invariants = [mat, flat, size, b, count, vec(count * size, b)]
+    invariants += [] if rhs is None else [zeros(a, vec(count, b, size))]
 
     def panel(t: Ex, carried, invariants):
-        (s,), b = carried, invariants[0]
-        factored, local, pivots, inverse, values = _panel(cut(s, 2, 0, b), dim(s, 1), b, zero_pivots=False)
-        right = cut(s, 2, b, BIG)
-        u12 = inverse.op("MatMul", take_rows(right, cut(local, 1, 0, b)))
-        a22 = take_rows(right, cut(local, 1, b, BIG)) - cut(factored, 1, b, BIG).op("MatMul", u12)
-        out = [pivots + t * b, values]
+        (low, up, order), (mat, flat, size, b, count, panel_shape) = carried, invariants[:6]
+        k = t * b
+        m = size - k
+        stop = k + b
+        # the panel's columns of the rows left, in getrf's order, less what the panels done take off
+        columns = cut(mat, 2, k, stop).op("Reshape", panel_shape).op("Gather", order, axis=0)
+        p = columns - low.op("MatMul", cut(up, 2, 0, b))
+        # picked (B, m): rows of the flattened (B * m) carried values, the panel's pivot rows first
+        factored, _, picked, pivots, inverse, values = _panel(p, m, b, zero_pivots=False, count=count)
+        top, rest = cut(picked, 1, 0, b), cut(picked, 1, b, BIG)
+        order = order.op("Reshape", vec(count * m))
+        done = low.op("Reshape", vec(count * m, k))
+        right = cut(up, 2, b, BIG)  # (B, k, width - stop)
+        a12 = cut(flat.op("Gather", order.op("Gather", top, axis=0), axis=0), 2, stop, BIG)
+        u12 = inverse.op("MatMul", a12 - done.op("Gather", top, axis=0).op("MatMul", right))
+        low = done.op("Gather", rest, axis=0).op("Concat", cut(factored, 1, b, BIG), axis=2)
+        out = [pivots + k, values]
         if rhs is not None:  # the panel's rows of U, zeros left of it (the width of a stacked value is fixed)
-            left = cut(invariants[1], 2, 0, t * b)
+            left = cut(invariants[6], 2, 0, k)
             out.append(left.op("Concat", cut(factored, 1, 0, b), u12, axis=2))
-        return [a22], out
+        return [low, right.op("Concat", u12, axis=1), order.op("Gather", rest, axis=0)], out
 
-    _, stacked = counted_loop(trips, [mat], invariants, panel, [loose(mat.value.type, 0)])
+    carried = [cut(mat, 2, 0, 0), cut(mat, 1, 0, 0), order]  # no L columns, no U rows yet
+    _, stacked = counted_loop(trips, carried, invariants, panel,
+                              [loose(mat.value.type, 1), loose(mat.value.type, 1), loose(order.value.type, 1)])
     pivots = cut(unstack(stacked[0], vec(count, size), 1), 1, 0, n)
     diag = unstack(stacked[1], vec(count, size), 1)
     singular = diag.eq(0.0).op("ReduceAny", axes=(1,), keepdims=False)

@@ -153,3 +153,17 @@ def ratio_line(label: str, r: dict) -> str:
         f"(target ≤ {TARGET_RATIO:g}x): **{r['verdict']}**; excluding GC time: "
         f"{r['us_large_excl_gc']:.2f} / {r['us_small_excl_gc']:.2f} = {r['ratio_excl_gc']:.2f}x"
     )
+
+
+def median_seconds(fn, rounds: int) -> float:
+    """The median time of `rounds` calls of `fn` after one warm-up call."""
+    import statistics
+    import time
+
+    fn()
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)

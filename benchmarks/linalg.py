@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 
@@ -29,7 +28,7 @@ import scipy.linalg  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ptonnx  # noqa: E402
-from benchmarks._common import ROOT, git_commit  # noqa: E402
+from benchmarks._common import ROOT, git_commit, median_seconds  # noqa: E402
 
 SIZES = (10, 50, 200, 1000)
 
@@ -88,16 +87,6 @@ def profile(cm, arrays, seconds: float) -> str:
     runs, busy = sum(counts.values()), sum(kernels.values())
     top = ", ".join(f"{op} {t / busy:.0%} ({counts[op]:,})" for op, t in kernels.most_common(4))
     return f"{runs:,} | {total / max(runs, 1):.1f} | {top}"
-
-
-def _median(fn, rounds: int) -> float:
-    fn()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def _spd(rng, batch: int, n: int) -> np.ndarray:
@@ -209,10 +198,10 @@ def main(argv=None) -> str:
             first = time.perf_counter() - start
             assert np.allclose(got, want, rtol=1e-8, atol=1e-10 * max(1.0, float(np.abs(want).max(initial=0)))), (name, label)
             if first > opts.budget:  # one call is all it gets (the first: onnxruntime's allocations included)
-                t_ours, t_theirs = first, _median(lambda a=arrays: theirs(*a), opts.rounds)
+                t_ours, t_theirs = first, median_seconds(lambda a=arrays: theirs(*a), opts.rounds)
             else:
                 rounds = max(3, min(opts.rounds, int(opts.budget / max(first, 1e-9))))
-                t_ours, t_theirs = _median(lambda a=arrays: ours(*a), rounds), _median(lambda a=arrays: theirs(*a), rounds)
+                t_ours, t_theirs = median_seconds(lambda a=arrays: ours(*a), rounds), median_seconds(lambda a=arrays: theirs(*a), rounds)
             rows.append(f"| {name} | {label} | {t_ours * 1e3:.3f} | {t_theirs * 1e3:.3f} | {t_ours / t_theirs:.1f} | {commit} |")
             print(rows[-1], flush=True)
             if opts.profile and first <= opts.budget:

@@ -284,3 +284,20 @@ def branch(cond: Ex, args: list[Ex], then_fn, else_fn) -> list[Ex]:
         bodies.append(body)
     node = outer.builder.node("If", [cond.value, *(a.value for a in args)], dict(then_body=bodies[0], else_body=bodies[1]))
     return [Ex(outer, v) for v in node.outputs]
+
+
+def take_rows(x: Ex, rows: Ex) -> Ex:
+    """x[b, rows[b, i], :] for x (B, m, c) and int64 rows (B, k): one Gather on the flattened rows."""
+    count, m = dim(x, 0), dim(x, 1)
+    flat = x.op("Reshape", vec(count * m).op("Concat", x.op("Shape", start=2), axis=0))
+    offsets = (arange(count) * m).op("Unsqueeze", axes=(1,))
+    picked = flat.op("Gather", (rows + offsets).op("Reshape", ints(x.scope, -1)), axis=0)
+    return picked.op("Reshape", vec(count, dim(rows, 1)).op("Concat", x.op("Shape", start=2), axis=0))
+
+
+def take_flat(x: Ex, at: Ex) -> Ex:
+    """x[b].flat[at[b, i]] for x (B, ...) and int64 at (B, k) -> (B, k): one Gather on the
+    flattened batch."""
+    count = dim(x, 0)
+    size = x.op("Shape", start=1).op("ReduceProd", axes=(0,), keepdims=False)
+    return x.op("Reshape", vec(count * size)).op("Gather", at + (arange(count) * size).op("Unsqueeze", axes=(1,)), axis=0)

@@ -57,7 +57,6 @@ from ptonnx.decompositions.linalg.common import (
     emit,
     fill_nan,
     flatten_batch,
-    ints,
     loose,
     mirror,
     mT,
@@ -65,6 +64,7 @@ from ptonnx.decompositions.linalg.common import (
     pad_identity,
     restore_batch,
     reverse,
+    take_rows,
     unstack,
     vec,
     zeros,
@@ -74,15 +74,6 @@ from ptonnx.decompositions.registry import decomposes
 
 #: most columns per panel
 BLOCK = 40
-
-
-def take_rows(x: Ex, rows: Ex) -> Ex:
-    """x[b, rows[b, i], :] for x (B, m, c) and int64 rows (B, k): one Gather on the flattened rows."""
-    count, m = dim(x, 0), dim(x, 1)
-    flat = x.op("Reshape", vec(count * m).op("Concat", x.op("Shape", start=2), axis=0))
-    offsets = (arange(count) * m).op("Unsqueeze", axes=(1,))
-    picked = flat.op("Gather", (rows + offsets).op("Reshape", ints(x.scope, -1)), axis=0)
-    return picked.op("Reshape", vec(count, dim(rows, 1)).op("Concat", x.op("Shape", start=2), axis=0))
 
 
 def _panel(p: Ex, m: Ex, w: Ex, zero_pivots: bool, count: Ex | None = None) -> tuple[Ex, Ex, Ex, Ex, Ex, Ex]:

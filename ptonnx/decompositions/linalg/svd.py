@@ -48,6 +48,7 @@ from ptonnx.decompositions.linalg.common import (
     power_of_two,
     restore_batch,
     round_robin,
+    take_flat,
     vec,
     zeros,
 )
@@ -159,7 +160,7 @@ def svd(a: Ex, vectors: bool, full: bool, complete: bool = True):
     g = jacobi(r, small)  # g = J R: R = J^T diag(s) X^T, X^T = g's rows normalised
     norms = _row_norms(g)
     order = Ex(a.scope, a.scope.builder.node("Sort", [(-norms).value], {"axis": 1}).outputs[1])
-    s = cut(_take(norms, order), 1, 0, k)
+    s = cut(take_flat(norms, order), 1, 0, k)
     values = s * scale.op("Squeeze", axes=(2,))
     if not vectors:
         return values
@@ -188,13 +189,6 @@ def svd(a: Ex, vectors: bool, full: bool, complete: bool = True):
     u = pick(wide, v_r, u_y, m, m if full else k)
     vt = pick(wide, mT(u_y), mT(v_r), n if full else k, n)
     return u, values, vt
-
-
-def _take(x: Ex, order: Ex) -> Ex:
-    """x[b, order[b, j]] for x, order (B, k)."""
-    count, k = dim(x, 0), dim(x, 1)
-    offsets = (arange(count) * k).op("Unsqueeze", axes=(1,))
-    return x.op("Reshape", vec(count * k)).op("Gather", order + offsets, axis=0)
 
 
 def _guarded(a: Ex, hermitian: bool = False) -> tuple[Ex, Ex]:

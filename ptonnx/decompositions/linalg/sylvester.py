@@ -55,6 +55,8 @@ from ptonnx.decompositions.linalg.common import (
     restore_batch,
     solve,
     static,
+    take_flat,
+    take_rows,
     vec,
     zeros,
 )
@@ -77,21 +79,6 @@ def _pad(x: Ex, rows: int, cols: int) -> Ex:
     return x
 
 
-def _rows(x: Ex, at: Ex) -> Ex:
-    """x[b, at[b, i], :] for x (B, r, c) and int64 at (B, k) -> (B, k, c)."""
-    count, r = dim(x, 0), dim(x, 1)
-    flat = x.op("Reshape", vec(count * r).op("Concat", x.op("Shape", start=2), axis=0))
-    picked = flat.op("Gather", at + (arange(count) * r).op("Unsqueeze", axes=(1,)), axis=0)
-    return picked
-
-
-def _flat(x: Ex, at: Ex) -> Ex:
-    """x[b].flat[at[b, i]] for x (B, ...) and int64 at (B, k) -> (B, k)."""
-    count = dim(x, 0)
-    size = x.op("Shape", start=1).op("ReduceProd", axes=(0,), keepdims=False)
-    return x.op("Reshape", vec(count * size)).op("Gather", at + (arange(count) * size).op("Unsqueeze", axes=(1,)), axis=0)
-
-
 def solve_quasi_triangular(a: Ex, t: Ex, f: Ex) -> Ex:
     """Y with A Y + Y T = F: a (B, m, m), t (B, n, n) upper quasi-triangular in real Schur form,
     f (B, m, n)."""
@@ -111,19 +98,19 @@ def solve_quasi_triangular(a: Ex, t: Ex, f: Ex) -> Ex:
         count, m = dim(a, 0), dim(a, 1)
         at = k.op("Unsqueeze", axes=(1,))  # (B, 1)
         pair = at.op("Concat", at + 1, axis=1)  # (B, 2)
-        t_cols = _rows(tt, pair)  # (B, 2, n + 2): T's columns k and k + 1
-        rhs = _rows(ft, pair) - t_cols.op("MatMul", yt)  # (B, 2, m)
+        t_cols = take_rows(tt, pair)  # (B, 2, n + 2): T's columns k and k + 1
+        rhs = take_rows(ft, pair) - t_cols.op("MatMul", yt)  # (B, 2, m)
         # T[k, k], T[k + 1, k], T[k, k + 1], T[k + 1, k + 1]
         width = n + 2
         corner = at * width + at
-        s = _flat(tp, corner.op("Concat", corner + width, corner + 1, corner + width + 1, axis=1))
+        s = take_flat(tp, corner.op("Concat", corner + width, corner + 1, corner + width + 1, axis=1))
         s = s.op("Unsqueeze", axes=(2, 3))  # (B, 4, 1, 1)
 
         def shift(i):
             return s.op("Gather", int_scalar(a.scope, i), axis=1) * eye  # (B, m, m)
 
-        coupled = _flat(starts_block, at)  # T[k + 1, k] != 0: a 2 x 2 block at k
-        next_block = _flat(starts_block, at + 1)
+        coupled = take_flat(starts_block, at)  # T[k + 1, k] != 0: a 2 x 2 block at k
+        next_block = take_flat(starts_block, at + 1)
         single = coupled.op("Not") & (next_block | (at + 1 >= n))  # (B, 1): take y_k only
         one = single.op("Unsqueeze", axes=(2,))  # (B, 1, 1)
         top = (a + shift(0)).op("Concat", shift(1), axis=2)

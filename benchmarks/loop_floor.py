@@ -1,0 +1,118 @@
+"""What onnxruntime's Loop costs before any arithmetic: the floor under column-by-column algorithms.
+
+Cholesky, LU (SLogDet, Det, Solve) and every other factorisation with pivoting or square roots
+take n steps in sequence, one per column, whatever the blocking (the panel's columns are still
+factored one after another). In onnxruntime a step is a Loop trip: a fixed cost per trip and a
+cost per body node, paid however small the tensors are. This script times hand-made Loops (ONNX
+built with onnx.helper, no ptonnx) of n trips whose body is k chained `Add`s on a vector of n
+float64 (almost no arithmetic), fits time = n (trip + k node), and sets it against LAPACK's
+Cholesky and LU on one thread in the same run: the most nodes a column step could have for a
+model to be within a given factor of LAPACK, if its arithmetic cost nothing.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py [--n 200] [--factor 5] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+import scipy.linalg  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchmarks._common import ROOT, git_commit, median_seconds  # noqa: E402
+
+NODES = (1, 2, 4, 8, 12, 16)
+
+
+def loop_model(nodes: int, n: int) -> bytes:
+    """A Loop of n trips carrying an (n,) float64 vector through `nodes` chained Adds."""
+    body_nodes, last = [], "x_in"
+    for i in range(nodes):
+        body_nodes.append(helper.make_node("Add", [last, "one"], [f"y{i}"]))
+        last = f"y{i}"
+    body_nodes += [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                   helper.make_node("Identity", [last], ["x_out"])]
+    vector = lambda name: helper.make_tensor_value_info(name, TensorProto.DOUBLE, [n])  # noqa: E731
+    body = helper.make_graph(
+        body_nodes, "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []), vector("x_in")],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), vector("x_out")],
+        [helper.make_tensor("one", TensorProto.DOUBLE, [], [1.0])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "go", "x"], ["out"], body=body)], "floor", [vector("x")], [vector("out")],
+        [helper.make_tensor("trips", TensorProto.INT64, [], [n]), helper.make_tensor("go", TensorProto.BOOL, [], [True])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+def session(model: bytes, level) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.graph_optimization_level = level
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def measure(n: int, rounds: int) -> tuple[dict[int, float], float, float]:
+    """({body nodes: seconds for n trips}, fixed seconds a trip, seconds a node) at ORT_ENABLE_ALL."""
+    x = np.zeros(n)
+    times = {}
+    for k in NODES:
+        s = session(loop_model(k, n), ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+        times[k] = median_seconds(lambda s=s: s.run(None, {"x": x}), rounds)
+    slope, intercept = np.polyfit(list(times), [t / n for t in times.values()], 1)
+    return times, float(intercept), float(slope)
+
+
+def lapack(n: int, rounds: int) -> dict[str, float]:
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(n, n))
+    spd = a @ a.T + n * np.eye(n)
+    return {
+        "Cholesky (potrf)": median_seconds(lambda: scipy.linalg.cholesky(spd, lower=True, check_finite=False), rounds),
+        "LU (getrf)": median_seconds(lambda: scipy.linalg.lu_factor(spd, check_finite=False), rounds),
+        "SLogDet": median_seconds(lambda: np.linalg.slogdet(spd), rounds),
+    }
+
+
+def report(n: int, factor: float, rounds: int) -> str:
+    times, trip, node = measure(n, rounds)
+    refs = lapack(n, rounds)
+    lines = [f"onnxruntime {ort.__version__}, 1 thread, ORT_ENABLE_ALL; n = {n} trips; medians of {rounds} calls; "
+             f"commit {git_commit()} (`OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py --n {n} --factor {factor:g}`).",
+             "", "| body nodes (chained Add) | ms for the Loop |", "|---:|---:|"]
+    lines += [f"| {k} | {t * 1e3:.3f} |" for k, t in times.items()]
+    lines += ["", f"Fit: {trip * 1e6:.2f} us a trip (the condition's and the carried value's Identity included) "
+              f"+ {node * 1e6:.2f} us a body node.", "",
+              f"| LAPACK, n = {n} | ms | {factor:g}x | most nodes a column step may have at zero arithmetic cost |",
+              "|---|---:|---:|---:|"]
+    for name, t in refs.items():
+        allowed = (factor * t / n - trip) / node
+        lines.append(f"| {name} | {t * 1e3:.3f} | {factor * t * 1e3:.3f} | {max(allowed, 0):.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--factor", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=101)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args(argv)
+    text = report(args.n, args.factor, args.rounds)
+    print(text)
+    if args.write:
+        (ROOT / "benchmarks" / "results" / "loop_floor.md").write_text(
+            "What onnxruntime's Loop costs before any arithmetic (benchmarks/loop_floor.py).\n\n" + text)
+    return text
+
+
+if __name__ == "__main__":
+    main()

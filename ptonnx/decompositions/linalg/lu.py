@@ -39,6 +39,18 @@ SLogDet; n = 200 is 5 panels of 40 with 40 or 48; 24 was slower; with the transp
 still right-looking, 64 and 96 were 1-9% and 6-28% slower than 40 at n = 50 to 1,000;
 left-looking, 32 and 24 were 2-8% and 2-4% slower at n = 1,000).
 
+Tried and dropped (same-run medians on a loaded machine, SLogDet and Solve at n = 10 to 1,000):
+the panel in sub-panels, LAPACK's dgetrf2 idea (5 groups of 8 columns, unrolled, each group's
+steps updating only its columns, then the rest of the panel in one MatMul by the group's
+pivot rows, inv(L11 of the group) times them; 47 nodes a group, in an If on m >= 160): SLogDet
+3-6% slower at every size, Solve 0-6%; 2 groups of 20: 4-5% slower at n = 200 and 1,000; BLOCK
+80 or 120 in groups of 16 to 24 from n = 600 on: -1 to +2% at n = 1,000. At m = 500 the rank-1
+update (Mul, Sub over 40 x m) is some 10 us of a step's ~50 (single-node models: about 1 us a
+node, onnxruntime's Gather of m elements by index 5 us, its Where 2-3 us), and a group's nodes
+and its MatMul of inner size 8 (40 x 8 x 500: 23 us, 14 GFlop/s) cost what its 8 steps save.
+Taken positions read as a -1 appended to |column| (a Max with a per-step table in place of the
+mask's Where and Equal, the pivot rows a per-trip output): 2-6% slower at n = 50 to 1,000.
+
 Batch axes are flattened to one at the start and restored at the end.
 """
 

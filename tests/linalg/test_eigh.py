@@ -152,6 +152,17 @@ def test_batches_and_float32():
     check_properties(symmetric(30), w.astype(float), v.astype(float), "float32", dtype_eps=float(np.finfo(np.float32).eps))
 
 
+def test_eigh_in_blocks_batched_and_static():
+    """From n = 48 on, the Jacobi runs in blocks of rows (`svd_block.py`): a batch whose matrices
+    differ (random, +-1, graded, negative definite), through a model of unknown sizes and one of
+    sizes the graph fixes."""
+    batch = np.stack([symmetric(50, seed=4), with_spectrum([1.0, -1.0] * 25, seed=5),
+                      with_spectrum(np.logspace(0, -8, 50) * np.resize([1.0, -1.0], 50), seed=6), -spd(50)])
+    for x, context in ((pt.dtensor3("x3"), "unknown sizes"), (pt.tensor("fixed", dtype="float64", shape=batch.shape), "fixed sizes")):
+        vecs = eigh(x) if PT3 else Blockwise(Eigh("L"), signature="(m,m)->(m),(m,m)")(x)
+        check_properties(batch, *ptonnx.compile_function([x], [*vecs])(batch), context)
+
+
 def test_gradients():
     """pytensor.grad through eigh (3: its pullback graph; 2.38: EighGrad) and eigvalsh, with costs
     blind to the eigenvectors' signs, on a well-separated spectrum."""

@@ -188,6 +188,23 @@ def test_singular_values_hard_matrices():
                         compare=lambda a, e, c: normwise(a, e, c, n=8))
 
 
+@pytest.mark.one_environment  # the decomposition's numbers
+def test_svd_in_blocks_batched_and_static():
+    """From k' = 48 on, the Jacobi runs in blocks of rows (`svd_block.py`): a batch whose matrices
+    differ (random, rank 5, graded to 1e-8, tall and wide), through a model of unknown sizes (an
+    If picks the path) and one of sizes the graph fixes (chosen at compile time)."""
+    rng = _rng(31)
+    tall = rng.normal(size=(3, 60, 52))
+    tall[1] = rng.normal(size=(60, 5)) @ rng.normal(size=(5, 52))
+    tall[2] *= np.logspace(0, -8, 52)
+    xb = pt.dtensor3("xb")
+    cm = ptonnx.compile_function([xb], list(pt.linalg.svd(xb, full_matrices=False)))
+    for a in (tall, np.swapaxes(tall, -1, -2), rng.normal(size=(2, 47, 47)), rng.normal(size=(1, 49, 49))):
+        _check_svd(cm, a, False)
+    fixed = pt.tensor("fixed", dtype="float64", shape=(3, 60, 52))
+    _check_svd(ptonnx.compile_function([fixed], list(pt.linalg.svd(fixed, full_matrices=False))), tall, False)
+
+
 def test_svd_gradient_and_batches():
     """PyTensor's gradient of the reduced SVD (a cost unchanged by the vectors' signs), batches, and
     float32 (computed in float64, rounded once: within float32's eps)."""

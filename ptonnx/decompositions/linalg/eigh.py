@@ -19,8 +19,8 @@ gone: LAPACK's syevd (PyTensor's) does not give it either.
 
 Why not two-sided Jacobi on a, as before: its round rotates rows and columns and accumulates the
 rotations, some 17 passes over an n x n matrix, where one-sided Jacobi's round is some 6 (rows of
-benchmarks/results/linalg.md: 0.44 ms against 0.14 ms a round at n = 200, sweeps alike); n = 200
-now takes about a third of the time. Why not Householder tridiagonalisation and QR or divide and
+benchmarks/results/linalg.md: 0.44 ms against 0.14 ms a round at n = 200, sweeps alike), and
+from n = 48 on it runs in blocks of rows with the flops in MatMul (`svd_block.py`). Why not Householder tridiagonalisation and QR or divide and
 conquer (LAPACK): their tridiagonal stage is a sequence of n-step recurrences per eigenvalue
 search, each step a Loop trip at some 0.5 us a node (benchmarks/loop_floor.py).
 

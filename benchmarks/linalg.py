@@ -61,7 +61,7 @@ def _session(cm, profile: bool = False):
 
 
 def profile(cm, arrays, seconds: float) -> str:
-    """Where a call's time goes, from onnxruntime's profiler (Loop bodies included): how many
+    """Where a call's time goes, from onnxruntime's profiler (Loop and If bodies included): how many
     kernels run, the call's time (`seconds`, measured without the profiler, which slows each
     kernel down) per kernel run (about 1-2 us means the fixed cost per node dominates), and the
     op types' shares of the profiled kernel time."""
@@ -81,7 +81,8 @@ def profile(cm, arrays, seconds: float) -> str:
     kernels, counts = collections.Counter(), collections.Counter()
     for e in events:
         op = e.get("args", {}).get("op_name")
-        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time") and op != "Loop":
+        # Loop and If: containers, whose time is their bodies' kernels, listed one by one
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time") and op not in ("Loop", "If"):
             kernels[op] += e["dur"]
             counts[op] += 1
     runs, busy = sum(counts.values()), sum(kernels.values())

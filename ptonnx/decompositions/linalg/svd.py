@@ -42,6 +42,7 @@ from ptonnx.decompositions.linalg.common import (
     cut,
     diagonal,
     dim,
+    emit,
     fill_nan,
     flatten_batch,
     int_scalar,
@@ -69,6 +70,8 @@ MAX_SWEEPS = 30
 #: the least k' Jacobi runs on in blocks (`svd_block`): measured faster from about 48 (SVD at
 #: n = 200 in 0.55 of the time), slower below about 30
 BLOCK_FROM = 48
+#: the least s_min / s_max for which U is CholeskyQR2's (`_left_factor`), not Householder's
+FAST_RATIO = 1e-6
 
 
 def _flat(x: Ex, count: Ex, size: Ex) -> Ex:
@@ -217,6 +220,39 @@ def right_singular(r0: Ex, k: Ex, vectors: bool = True, complete: bool = True,
     return s, v_r
 
 
+def _left_factor(product: Ex, s: Ex, k: Ex) -> Ex:
+    """U_R, the orthogonal factor of R V_R = U_R diag(s) (B, k, k), columns in descending s (so a
+    column for a small s loses only its rounding along the larger ones), signs as R V_R's. J^T is
+    not accumulated rotation by rotation (that doubles every round's work).
+
+    Where every s of every matrix is at least FAST_RATIO times its largest, R V_R diag(1/s) is
+    orthogonal but for rounding of order eps s_max / s_i <= eps / FAST_RATIO, and CholeskyQR2
+    (twice: X <- X L^-T, L L^T = X^T X; Yamamoto et al. 2015: orthogonal to eps for condition up
+    to eps^-1/2) gives its orthogonal factor with two Cholesky factorisations and two triangular
+    solves of k x k matrices; otherwise (a value negligible or small) Householder QR, whose
+    column steps cost some 50 nodes each (qr.py)."""
+    def cholesky_qr2(args):
+        product, s = args
+        x = product / s.op("Unsqueeze", axes=(1,))
+        for _ in range(2):
+            (low,) = emit(x.scope, "Cholesky", [mT(x).op("MatMul", x)], lower=True)
+            (xt,) = emit(x.scope, "SolveTriangular", [low, mT(x)], lower=True, unit_diagonal=False, b_ndim=2)
+            x = mT(xt)
+        return [x]
+
+    def householder_qr(args):
+        product, _ = args
+        u_panels, u_tri, _ = householder(product)
+        signs = where(diagonal(u_tri) < 0.0, -1.0, 1.0, like=u_tri)
+        return [form_q(u_panels, product, dim(product, 1), dim(product, 2)) * signs.op("Unsqueeze", axes=(1,))]
+
+    # s is descending: the last over the first (0 for k = 0: no fast path for nothing)
+    first, last = cut(s, 1, 0, 1), cut(s, 1, k - 1, k)
+    small = (last > first * FAST_RATIO).op("Not").op("ReduceAny", axes=(0, 1), keepdims=False)
+    fast = small.op("Not") & (k > 0)
+    return branch(fast, [product, s], cholesky_qr2, householder_qr)[0]
+
+
 def svd(a: Ex, vectors: bool, full: bool, complete: bool = True):
     """(U, s, V^T) of a (B, m, n) (reduced unless `full`; U's columns for s = 0 completed only if
     `complete`), or s alone if not `vectors`."""
@@ -231,13 +267,7 @@ def svd(a: Ex, vectors: bool, full: bool, complete: bool = True):
     values = s * scale.op("Squeeze", axes=(2,))
     if not vectors:
         return values
-    # U_R = J^T: not accumulated rotation by rotation (that doubles every round's work), but the
-    # orthogonal factor of R V_R = U_R diag(s), columns in descending s (so a column for a small s
-    # loses only its rounding along the larger ones), signs as R V_R's
-    product = r0.op("MatMul", v_r)
-    u_panels, u_tri, _ = householder(product)
-    signs = where(diagonal(u_tri) < 0.0, -1.0, 1.0, like=u_tri)
-    u_r = form_q(u_panels, product, k, k) * signs.op("Unsqueeze", axes=(1,))
+    u_r = _left_factor(r0.op("MatMul", v_r), s, k)
     q = form_q(panels, y, big, big if full else k)
     u_y = cut(q, 2, 0, k).op("MatMul", u_r)
     if full:

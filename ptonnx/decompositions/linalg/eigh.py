@@ -35,13 +35,13 @@ from __future__ import annotations
 
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
-    arange,
     common_batch,
     diagonal,
     dim,
     emit,
     fill_nan,
     flatten_batch,
+    index_masks,
     int_scalar,
     mirror,
     mT,
@@ -79,8 +79,7 @@ def eigh(a: Ex, lower: bool, vectors: bool) -> tuple[Ex, Ex | None]:
     a = where(bad.op("Unsqueeze", axes=(1, 2)), 0.0, a)
     scale = power_of_two(abs(a).op("ReduceMax", axes=(1, 2), keepdims=True))
     a = a / scale
-    idx = arange(n)
-    eye = idx.op("Unsqueeze", axes=(1,)).eq(idx.op("Unsqueeze", axes=(0,))).cast(a.dtype).op("Unsqueeze", axes=(0,))
+    eye = index_masks(n)[2].cast(a.dtype)  # (n, n): broadcast over the batch
     # Gershgorin: a_ii - sum_{j != i} |a_ij| bounds the eigenvalues below
     d = diagonal(a)
     shift = _at_least_one(d + abs(d) - abs(a).op("ReduceSum", axes=(2,), keepdims=False))

@@ -45,19 +45,22 @@ from ptonnx.decompositions.registry import decomposes
 BLOCK = 32
 
 
-def _panel(panel: Ex, start: Ex, k: Ex, rows: Ex, cols: Ex):
+def _panel(panel: Ex, start: Ex, k: Ex, rows: Ex, cols: Ex, finite: bool = False):
     """geqr2 on a panel (B, M, b) whose rows above `start` are zero: (the panel's R rows (b, B, b),
-    v (b, B, M), tau (b, B, 1), beta (b, B, 1), V (B, M, b), T (B, b, b))."""
+    v (b, B, M), tau (b, B, 1), beta (b, B, 1), V (B, M, b), T (B, b, b)). V grows by a column a
+    step (a Concat: a Where placing it in a (B, M, b) matrix broadcasts its condition, some 6 times
+    a Sub's time on onnxruntime). `finite`: the matrix holds no NaN or inf, so the rows done need
+    not be zeroed (0 times them is 0): the column read is masked instead, a vector."""
     count, size, b = dim(panel, 0), dim(panel, 1), dim(panel, 2)
-    v0, t0 = zeros(panel, vec(count, size, b)), zeros(panel, vec(count, b, b))
+    v0, t0 = zeros(panel, vec(count, size, int_scalar(panel.scope, 0))), zeros(panel, vec(count, b, b))
 
     def step(i: Ex, carried, invariants):
         (mat, vs, t), (start, k, rows, rows_col, cols, cols_col) = carried, invariants
         j = start + i
-        column = mat.op("Gather", i, axis=2)  # (B, M): rows above j are zero
+        column = mat.op("Gather", i, axis=2)  # (B, M): rows above j are zero (unless `finite`)
         alpha = column.op("Gather", j.op("Unsqueeze", axes=(0,)), axis=1)  # (B, 1)
         is_j = rows.eq(j)
-        x = where(is_j, 0.0, column)
+        x = where(rows <= j, 0.0, column) if finite else where(is_j, 0.0, column)
         squares = (x * x).op("ReduceSum", axes=(1,), keepdims=True)
         norm = (squares + alpha * alpha).op("Sqrt")
         none = squares.eq(0.0) | (j >= k)  # x2 = 0 (or padding): H = I, beta = alpha
@@ -69,20 +72,23 @@ def _panel(panel: Ex, start: Ex, k: Ex, rows: Ex, cols: Ex):
         tau_col = tau.op("Unsqueeze", axes=(2,))
         mat = mat - (v_col * tau_col).op("MatMul", w)
         row = mat.op("Gather", j, axis=1)
-        # dlarft: T[:i, i] = -tau T[:i, :i] V[:, :i]^T v, T[i, i] = tau (V's columns from i on are 0 yet)
+        # dlarft: T[:i, i] = -tau T[:i, :i] V[:, :i]^T v, T[i, i] = tau (V has its first i columns)
         at_i = cols.eq(i)
-        t_col = where(cols_col.eq(i), tau_col, t.op("MatMul", mT(vs).op("MatMul", v_col)) * -tau_col)
-        return [where(rows_col <= j, 0.0, mat), where(at_i, v_col, vs), where(at_i, t_col, t)], [row, v, tau, beta]
+        done = t.op("Slice", ints(t.scope, 0), vec(i), ints(t.scope, 1), axes=(2,))
+        t_col = where(cols_col.eq(i), tau_col, done.op("MatMul", mT(vs).op("MatMul", v_col)) * -tau_col)
+        mat = mat if finite else where(rows_col <= j, 0.0, mat)
+        return [mat, vs.op("Concat", v_col, axis=2), where(at_i, t_col, t)], [row, v, tau, beta]
 
     invariants = [start, k, rows, rows.op("Unsqueeze", axes=(1,)), cols, cols.op("Unsqueeze", axes=(1,))]
-    (_, vs, t), (r_rows, v, tau, beta) = counted_loop(b, [panel, v0, t0], invariants, step)
+    (_, vs, t), (r_rows, v, tau, beta) = counted_loop(b, [panel, v0, t0], invariants, step,
+                                                      [panel.value.type, loose(panel.value.type, 2), t0.value.type])
     return r_rows, v, tau, beta, vs, t
 
 
-def householder(a: Ex) -> tuple[tuple[Ex, Ex, Ex], Ex, Ex]:
+def householder(a: Ex, finite: bool = False) -> tuple[tuple[Ex, Ex, Ex], Ex, Ex]:
     """Reflectors of a (B, m, n), k = min(m, n): ((V, T) of each panel, stacked (trips, B, M, b)
     and (trips, B, b, b), and M = m + padding; R (B, k, n) upper triangular with beta on its
-    diagonal; k)."""
+    diagonal; k). `finite`: a holds no NaN or inf (or its results are not used where it does)."""
     count, m, n = dim(a, 0), dim(a, 1), dim(a, 2)
     k = m.op("Min", n)
     trips = ceil_div(k, BLOCK)
@@ -101,7 +107,7 @@ def householder(a: Ex) -> tuple[tuple[Ex, Ex, Ex], Ex, Ex]:
         (mat,), (b, k, rows, cols, left_zeros) = carried, invariants
         start = p * b
         bv = vec(b)
-        r_rows, _, _, beta, vs, t = _panel(cut(mat, 2, 0, b), start, k, rows, cols)
+        r_rows, _, _, beta, vs, t = _panel(cut(mat, 2, 0, b), start, k, rows, cols, finite)
         trailing = mat.op("Slice", bv, ints(p.scope, 2**62), ints(p.scope, 1), axes=(2,))
         trailing = trailing - vs.op("MatMul", mT(t).op("MatMul", mT(vs).op("MatMul", trailing)))
         taken = trailing.op("Slice", vec(start), vec(start + b), ints(p.scope, 1), axes=(1,))  # R's rows right of the panel

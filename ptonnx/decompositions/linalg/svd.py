@@ -260,7 +260,7 @@ def svd(a: Ex, vectors: bool, full: bool, complete: bool = True):
     wide = m < n
     big, k = m.op("Max", n), m.op("Min", n)
     y = where(wide, _flat(mT(a), count, m * n), _flat(a, count, m * n)).op("Reshape", vec(count, big, k))
-    panels, r, _ = householder(y)  # r (B, k, k)
+    panels, r, _ = householder(y, finite=True)  # r (B, k, k); NaN raised, inf's results replaced
     scale = power_of_two(abs(r).op("ReduceMax", axes=(1, 2), keepdims=True))
     r0 = r / scale
     s, v_r = right_singular(r0, k, vectors, complete)

@@ -104,7 +104,9 @@ OPS = {
                                              lambda x, b: scipy.linalg.solve_triangular(x, b, lower=True, check_finite=False), "tri"),
     "Solve (general, n right-hand sides)": (lambda x, b: pt.linalg.solve(x, b),
                                             lambda x, b: scipy.linalg.solve(x, b, check_finite=False), "spd"),
+    # symmetric positive definite: ptonnx takes Cholesky (determinant.py); LAPACK's slogdet LU
     "SLogDet": (lambda x, b: _slogdet(x)[1], lambda x, b: np.linalg.slogdet(x)[1], "spd"),
+    "SLogDet (not symmetric)": (lambda x, b: _slogdet(x)[1], lambda x, b: np.linalg.slogdet(x)[1], "general"),
     "Eigh (values and vectors)": (lambda x, b: pt.linalg.eigh(x)[0], lambda x, b: np.linalg.eigh(x)[0], "spd"),
     "SVD (economic, with U and V)": (lambda x, b: pt.linalg.svd(x, full_matrices=False)[1],
                                      lambda x, b: np.linalg.svd(x, full_matrices=False)[1], "general"),

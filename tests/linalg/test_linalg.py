@@ -12,6 +12,7 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 import scipy.linalg
+from pytensor.tensor.blockwise import Blockwise
 
 import ptonnx
 from ptonnx.errors import CheckFailedError, UnsupportedOpError
@@ -25,7 +26,7 @@ REACHED_BY = {"Cholesky": ("test_cholesky_sizes_batches_and_failures", "test_cho
               "MatrixInverse": ("test_solve_det_inverse",),
               "LUFactor": ("test_lu_factor_and_lu_solve",),
               "PivotToPermutations": ("test_lu_factor_and_lu_solve",),
-              "SLogDet": ("test_slogdet_op",),
+              "SLogDet": ("test_slogdet_op", "test_slogdet_positive_definite_by_cholesky"),
               "Expm": ("test_expm_and_its_gradient",),
               "LU": ("test_lu_forms_sizes_and_singular_matrices", "test_lu_batches_float32_and_gradients")}
 
@@ -213,6 +214,33 @@ def test_slogdet_op():
     negative[[0, 1]] = negative[[1, 0]]
     huge = _general(200) * 1e3  # |det| overflows float64: log|det| does not
     check_like_pytensor([x], list(_slogdet_op(x)), [negative], more_values=[[singular], [huge], [_general(0)]], compare_for=_compare_for)
+
+
+def test_slogdet_positive_definite_by_cholesky():
+    """SLogDet of a batch of symmetric positive definite matrices goes through Cholesky
+    (`determinant.py`), anything else through LU: both like PyTensor's (NumPy's LU), at every size,
+    condition 1e8, magnitudes 1e300 and 1e-300; a batch with one non-symmetric matrix, a
+    symmetric indefinite one, a singular positive semidefinite one, NaN and inf (Cholesky's NaN
+    or inf diagonal sends them to LU), an empty batch."""
+    x = pt.dtensor3("x")
+    outs = list(Blockwise(_slogdet_op(pt.dmatrix("m"))[0].owner.op)(x))
+    values = [[spd(n, (2,), seed=n)] for n in SIZES]
+    values += [[spd(30, (2,)) * 1e300], [spd(30, (2,)) * 1e-300]]
+    mixed = spd(6, (3,))
+    mixed[1, 0, 3] += 1e-3  # one matrix not symmetric: the batch goes to LU
+    indefinite = spd(6, (1,))
+    indefinite[0, 0, 0] = -1.0
+    semidefinite = np.zeros((1, 5, 5))
+    semidefinite[0, :2, :2] = 1.0
+    nan, inf = spd(5, (2,)), spd(5, (2,))
+    nan[1, 2, 2], inf[0, 1, 1] = np.nan, np.inf
+    values += [[mixed], [indefinite], [semidefinite], [nan], [inf], [np.zeros((0, 4, 4))]]
+    check_like_pytensor([x], outs, values[0], more_values=values[1:], compare_for=_compare_for)
+
+    def within_condition(actual, expected, context):  # log|det|'s error: up to n cond eps
+        assert np.abs(actual - expected).max() <= 1e8 * C * 50 * EPS * max(1.0, np.abs(expected).max() / 50), context
+
+    check_like_pytensor([x], outs, [spd(50, (2,), cond=1e8)], compare=within_condition)
 
 
 def test_det_slogdet_solve_gradients():

@@ -1,5 +1,5 @@
 """LU with partial pivoting (LAPACK's getrf), and what is computed from it: LU, LUFactor, Solve,
-Det, SLogDet, MatrixInverse, PivotToPermutations.
+Det, SLogDet (`determinant.py`), MatrixInverse, PivotToPermutations.
 
 Blocked, as getrf. onnxruntime's Loop costs about 1 us a body node a trip (see cholesky.py), so
 the column step, which runs n times in sequence whatever the blocking, is kept short (`_panel`,
@@ -239,7 +239,7 @@ def lu_upper(a: Ex, rhs: Ex | None = None) -> tuple[Ex, Ex, Ex, Ex | None]:
     return pivots, diag, singular, rows
 
 
-def _swap_parity(pivots: Ex, like: Ex) -> Ex:
+def swap_parity(pivots: Ex, like: Ex) -> Ex:
     """(-1) ** (the number of rows swapped with another), in like's dtype (B,)."""
     swaps = pivots.op("NotEqual", arange(dim(pivots, 1)).op("Unsqueeze", axes=(0,))).cast("int64").op("ReduceSum", axes=(1,))
     odd = (swaps.op("Mod", 2)).eq(1)
@@ -268,29 +268,6 @@ def lu_factor_op(node, inputs):
     # inf or NaN: LAPACK's factors then depend on how its idamax orders NaN; NaN is the one
     # answer that is never a different finite number (the pivots are ptonnx's own there)
     return restore_batch(fill_nan(singular | non_finite(a), lu), batch, 2), restore_batch(pivots, batch, 1)
-
-
-def _diagonal_and_parity(x: Ex) -> tuple[Ex, Ex, Ex]:
-    pivots, diag, singular, _ = lu_upper(x)
-    return diag, _swap_parity(pivots, diag), singular  # the padding's diagonal is 1
-
-
-@decomposes("Det")
-def det(node, inputs):
-    a, batch = flatten_batch(inputs[0], 2)
-    diag, parity, singular = _diagonal_and_parity(a)
-    value = where(singular, 0.0, diag.op("ReduceProd", axes=(1,), keepdims=False) * parity)
-    return value.op("Reshape", batch)
-
-
-@decomposes("SLogDet")
-def slogdet(node, inputs):
-    a, batch = flatten_batch(inputs[0], 2)
-    diag, parity, singular = _diagonal_and_parity(a)
-    sign = diag.op("Sign").op("ReduceProd", axes=(1,), keepdims=False) * parity
-    logdet = abs(diag).op("Log").op("ReduceSum", axes=(1,), keepdims=False)
-    sign, logdet = where(singular, 0.0, sign), where(singular, float("-inf"), logdet)  # NumPy's, for a zero pivot
-    return sign.op("Reshape", batch), logdet.op("Reshape", batch)
 
 
 @decomposes("Solve")

@@ -9,7 +9,16 @@ float64 (almost no arithmetic), fits time = n (trip + k node), and sets it again
 Cholesky and LU on one thread in the same run: the most nodes a column step could have for a
 model to be within a given factor of LAPACK, if its arithmetic cost nothing.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py [--n 200] [--factor 5] [--write]
+It also times the floor under one-sided Jacobi in blocks (`svd_block.py`, Eigh and SVD): a sweep
+is some k' + 8 rounds of disjoint rotations in sequence (k' = n rounded up to 16), and a round
+cannot do less than turn the accumulated rotations V and the Gram matrices G of the n / 16 block
+pairs, (n / 16, 16, 16) each: three batched MatMuls (V <- R V, G <- R G R^T). A Loop of one
+sweep's rounds whose body is those three MatMuls alone, against LAPACK's SVD (gesdd) and
+symmetric eigensolver (syevd) times the Eigh and SVD goal factor, gives the most sweeps such a
+Jacobi could run if nothing else cost anything (SVD at n = 200 takes 9, Eigh 11 + 2: NumPy
+model of the iteration, random and the benchmark's positive definite matrices).
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py [--n 200] [--factor 5] [--jacobi-factor 20] [--write]
 """
 
 from __future__ import annotations
@@ -53,6 +62,37 @@ def loop_model(nodes: int, n: int) -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
 
 
+def jacobi_model(rounds: int, pairs: int, width: int = 16) -> bytes:
+    """A Loop of `rounds` trips turning V and G (pairs, width, width) float64 by a fixed R: the three
+    batched MatMuls a block round of one-sided Jacobi cannot skip."""
+    cube = lambda name: helper.make_tensor_value_info(name, TensorProto.DOUBLE, [pairs, width, width])  # noqa: E731
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["r", "v_in"], ["v_out"]), helper.make_node("MatMul", ["r", "g_in"], ["rg"]),
+         helper.make_node("MatMul", ["rg", "r_t"], ["g_out"]), helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         cube("v_in"), cube("g_in")],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), cube("v_out"), cube("g_out")])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "go", "v", "g"], ["v_end", "g_end"], body=body)], "jacobi_floor",
+        [cube("v"), cube("g"), cube("r"), cube("r_t")], [cube("v_end"), cube("g_end")],
+        [helper.make_tensor("trips", TensorProto.INT64, [], [rounds]), helper.make_tensor("go", TensorProto.BOOL, [], [True])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+def jacobi_floor(n: int, rounds: int) -> tuple[float, int, int]:
+    """(seconds for one sweep's rounds of the three MatMuls, rounds a sweep, block pairs) at n."""
+    blocks = -(-n // 16) * 2  # an even count of blocks of 8 rows
+    sweep_rounds = 7 + 8 * (blocks - 1)
+    pairs = blocks // 2
+    q, _ = np.linalg.qr(np.random.default_rng(0).normal(size=(16, 16)))
+    r = np.broadcast_to(q, (pairs, 16, 16)).copy()
+    eye = np.broadcast_to(np.eye(16), (pairs, 16, 16)).copy()
+    s = session(jacobi_model(sweep_rounds, pairs), ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    feed = {"v": eye, "g": eye, "r": r, "r_t": np.ascontiguousarray(np.swapaxes(r, 1, 2))}
+    return median_seconds(lambda: s.run(None, feed), rounds), sweep_rounds, pairs
+
+
 def session(model: bytes, level) -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
@@ -79,23 +119,34 @@ def lapack(n: int, rounds: int) -> dict[str, float]:
         "Cholesky (potrf)": median_seconds(lambda: scipy.linalg.cholesky(spd, lower=True, check_finite=False), rounds),
         "LU (getrf)": median_seconds(lambda: scipy.linalg.lu_factor(spd, check_finite=False), rounds),
         "SLogDet": median_seconds(lambda: np.linalg.slogdet(spd), rounds),
+        "SVD (gesdd)": median_seconds(lambda: np.linalg.svd(a, full_matrices=False), rounds),
+        "Eigh (syevd)": median_seconds(lambda: np.linalg.eigh(spd), rounds),
     }
 
 
-def report(n: int, factor: float, rounds: int) -> str:
+def report(n: int, factor: float, rounds: int, jacobi_factor: float = 20.0) -> str:
     times, trip, node = measure(n, rounds)
     refs = lapack(n, rounds)
     lines = [f"onnxruntime {ort.__version__}, 1 thread, ORT_ENABLE_ALL; n = {n} trips; medians of {rounds} calls; "
-             f"commit {git_commit()} (`OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py --n {n} --factor {factor:g}`).",
+             f"commit {git_commit()} (`OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py --n {n} --factor {factor:g} "
+             f"--jacobi-factor {jacobi_factor:g}`).",
              "", "| body nodes (chained Add) | ms for the Loop |", "|---:|---:|"]
     lines += [f"| {k} | {t * 1e3:.3f} |" for k, t in times.items()]
     lines += ["", f"Fit: {trip * 1e6:.2f} us a trip (the condition's and the carried value's Identity included) "
               f"+ {node * 1e6:.2f} us a body node.", "",
               f"| LAPACK, n = {n} | ms | {factor:g}x | most nodes a column step may have at zero arithmetic cost |",
               "|---|---:|---:|---:|"]
-    for name, t in refs.items():
+    for name in ("Cholesky (potrf)", "LU (getrf)", "SLogDet"):
+        t = refs[name]
         allowed = (factor * t / n - trip) / node
         lines.append(f"| {name} | {t * 1e3:.3f} | {factor * t * 1e3:.3f} | {max(allowed, 0):.1f} |")
+    sweep, sweep_rounds, pairs = jacobi_floor(n, max(rounds // 4, 5))
+    lines += ["", f"Block one-sided Jacobi at n = {n}: a sweep is {sweep_rounds} rounds; their three batched MatMuls on "
+              f"({pairs}, 16, 16) alone take {sweep * 1e3:.2f} ms ({sweep / sweep_rounds * 1e6:.1f} us a round).", "",
+              f"| LAPACK, n = {n} | ms | {jacobi_factor:g}x | most sweeps at that floor |", "|---|---:|---:|---:|"]
+    for name in ("SVD (gesdd)", "Eigh (syevd)"):
+        t = refs[name]
+        lines.append(f"| {name} | {t * 1e3:.3f} | {jacobi_factor * t * 1e3:.1f} | {jacobi_factor * t / sweep:.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -103,10 +154,11 @@ def main(argv=None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--factor", type=float, default=5.0)
+    parser.add_argument("--jacobi-factor", type=float, default=20.0)
     parser.add_argument("--rounds", type=int, default=101)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
-    text = report(args.n, args.factor, args.rounds)
+    text = report(args.n, args.factor, args.rounds, args.jacobi_factor)
     print(text)
     if args.write:
         (ROOT / "benchmarks" / "results" / "loop_floor.md").write_text(

@@ -18,6 +18,9 @@ symmetric eigensolver (syevd) times the Eigh and SVD goal factor, gives the most
 Jacobi could run if nothing else cost anything (SVD at n = 200 takes 9, Eigh 11 + 2: NumPy
 model of the iteration, random and the benchmark's positive definite matrices).
 
+Last, single nodes on a QR panel (200 x 32 float64) in a Loop body, each against a Sub of the
+same size: what a column step should avoid (docs/ir.md, "Keep per-trip work minimal").
+
     OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py [--n 200] [--factor 5] [--jacobi-factor 20] [--write]
 """
 
@@ -93,6 +96,55 @@ def jacobi_floor(n: int, rounds: int) -> tuple[float, int, int]:
     return median_seconds(lambda: s.run(None, feed), rounds), sweep_rounds, pairs
 
 
+#: single nodes on a panel x (1, 200, 32): (label, op, inputs besides x, attributes)
+PANEL_NODES = (
+    ("Sub of two panels", "Sub", ["x"], {}),
+    ("Mul by a column mask (200, 1)", "Mul", ["mask"], {}),
+    ("Where, a row mask (32,) broadcast", "Where", ["row_mask", "zero"], {}),
+    ("Gather of the 200 rows (axis 1)", "Gather", ["rows"], {"axis": 1}),
+    ("Gather of the 32 columns (last axis)", "Gather", ["columns"], {"axis": 2}),
+)
+
+
+def panel_model(op: str, extra: list[str], attrs: dict, trips: int) -> bytes:
+    """A Loop of `trips` trips whose body runs one `op` on the carried panel (the result
+    discarded: the panel itself is carried on)."""
+    inputs = {"Where": ["row_mask", "zero", "x_in"]}.get(op, ["x_in", *extra])
+    panel = lambda name: helper.make_tensor_value_info(name, TensorProto.DOUBLE, [1, 200, 32])  # noqa: E731
+    body = helper.make_graph(
+        [helper.make_node(op, inputs, ["y"], **attrs), helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Identity", ["x_in"], ["x_out"]), helper.make_node("ReduceMax", ["y"], ["m"], keepdims=0)],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         panel("x_in")],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), panel("x_out"),
+         helper.make_tensor_value_info("m", TensorProto.DOUBLE, [])])
+    rng = np.random.default_rng(0)
+    constants = [helper.make_tensor("mask", TensorProto.DOUBLE, [200, 1], (np.arange(200) > 50).astype(float)),
+                 helper.make_tensor("row_mask", TensorProto.BOOL, [32], np.arange(32) == 5),
+                 helper.make_tensor("zero", TensorProto.DOUBLE, [], [0.0]),
+                 helper.make_tensor("rows", TensorProto.INT64, [200], rng.permutation(200)),
+                 helper.make_tensor("columns", TensorProto.INT64, [32], rng.permutation(32)),
+                 helper.make_tensor("trips", TensorProto.INT64, [], [trips]), helper.make_tensor("go", TensorProto.BOOL, [], [True])]
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "go", "x"], ["x_end", "ms"], body=body)], "panel", [panel("x")],
+        [panel("x_end"), helper.make_tensor_value_info("ms", TensorProto.DOUBLE, None)], constants)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+def panel_nodes(rounds: int, trips: int = 200) -> dict[str, float]:
+    """{label: seconds a node, the body's ReduceMax and the trip excluded (an Identity's body
+    measured the same way is subtracted)}."""
+    x = np.random.default_rng(1).normal(size=(1, 200, 32))
+    base = session(panel_model("Identity", [], {}, trips), ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    floor = median_seconds(lambda: base.run(None, {"x": x}), rounds)
+    found = {}
+    for label, op, extra, attrs in PANEL_NODES:
+        s = session(panel_model(op, extra, attrs, trips), ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+        found[label] = (median_seconds(lambda s=s: s.run(None, {"x": x}), rounds) - floor) / trips
+    return found
+
+
 def session(model: bytes, level) -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
@@ -147,6 +199,11 @@ def report(n: int, factor: float, rounds: int, jacobi_factor: float = 20.0) -> s
     for name in ("SVD (gesdd)", "Eigh (syevd)"):
         t = refs[name]
         lines.append(f"| {name} | {t * 1e3:.3f} | {jacobi_factor * t * 1e3:.1f} | {jacobi_factor * t / sweep:.1f} |")
+    nodes = panel_nodes(max(rounds // 4, 5))
+    sub = nodes["Sub of two panels"]
+    lines += ["", "One node on a 200 x 32 float64 panel in a Loop body (less an Identity's body):", "",
+              "| node | us | against the Sub |", "|---|---:|---:|"]
+    lines += [f"| {label} | {t * 1e6:.1f} | {t / sub:.1f} |" for label, t in nodes.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -15,8 +15,8 @@ cannot do less than turn the accumulated rotations V and the Gram matrices G of 
 pairs, (n / 16, 16, 16) each: three batched MatMuls (V <- R V, G <- R G R^T). A Loop of one
 sweep's rounds whose body is those three MatMuls alone, against LAPACK's SVD (gesdd) and
 symmetric eigensolver (syevd) times the Eigh and SVD goal factor, gives the most sweeps such a
-Jacobi could run if nothing else cost anything (SVD at n = 200 takes 9, Eigh 11 + 2: NumPy
-model of the iteration, random and the benchmark's positive definite matrices).
+Jacobi could run if nothing else cost anything (SVD at n = 200 takes 9, Eigh 11 + 2:
+`benchmarks/jacobi_sweeps.py`).
 
 Last, single nodes on a QR panel (200 x 32 float64) in a Loop body, each against a Sub of the
 same size: what a column step should avoid (docs/ir.md, "Keep per-trip work minimal").

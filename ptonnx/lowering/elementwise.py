@@ -142,6 +142,30 @@ def _adds_positive_zero(node) -> int | None:
     return None
 
 
+#: op -> (its identity, which inputs onnxruntime's NoopElimination drops it from: x + 0, 0 + x,
+#: x - 0, x * 1, 1 * x, x / 1)
+_NOOP_IDENTITY = {"Add": (0.0, (0, 1)), "Sub": (0.0, (1,)), "Mul": (1.0, (0, 1)), "Div": (1.0, (1,))}
+
+
+def _noop_lookalike(node) -> int | None:
+    """The input holding a one-element constant that onnxruntime's NoopElimination (1.32, from
+    ORT_ENABLE_BASIC) takes for the identity without being it: it compares the constant rounded
+    to float32, so it drops `x * (1 + 1e-9)`, `x / (1 - 3e-8)` and `x + 1e-300` (float64
+    constants within 2**-25 of 1, or below float32's least subnormal), and only when the
+    constant's rank is at most the other input's."""
+    op = _NOOP_IDENTITY.get(node.op)
+    if op is None or node.outputs[0].dtype != "float64":  # a float32 or float16 constant rounds to itself
+        return None
+    identity, positions = op
+    for i in positions:
+        c = node.inputs[i].const
+        if c is not None and c.size == 1 and np.isfinite(c).all():
+            value = float(c.reshape(-1)[0])
+            if value != identity and float(np.float32(value)) == identity:
+                return i
+    return None
+
+
 @emits(*DIRECT)
 def emit_direct(ctx, node, inputs):
     zero = _adds_positive_zero(node)
@@ -150,6 +174,12 @@ def emit_direct(ctx, node, inputs):
         # the same numbers as Where(x == 0, +0.0, x), which no optimiser rewrites
         x, dtype = inputs[1 - zero], node.outputs[0].dtype
         return where(ctx, ctx.emit1("Equal", [x, ctx.scalar(0, dtype)]), inputs[zero], x, dtype)
+    near = _noop_lookalike(node)
+    if near is not None:  # the constant one rank above the result: not a no-op candidate, then Squeeze
+        rank = node.outputs[0].type.ndim
+        args = list(inputs)
+        args[near] = ctx.const(node.inputs[near].const.reshape((1,) * (rank + 1)), "near_identity")
+        return [ctx.emit1("Squeeze", [ctx.emit1(node.op, args), ctx.ints([0])])]
     return ctx.emit(node.op, inputs)  # legalise widened the dtypes onnxruntime lacks (Max, Min of int16)
 
 

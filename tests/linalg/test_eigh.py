@@ -154,15 +154,21 @@ def test_batches_and_float32():
 
 def test_eigh_in_blocks_batched_and_static():
     """From n = 48 on, the Jacobi runs in blocks of rows (`svd_block.py`): a batch whose matrices
-    differ (random, +-1, graded, negative definite), through a model of unknown sizes and one of
-    sizes the graph fixes."""
-    batch = np.stack([symmetric(50, seed=4), with_spectrum([1.0, -1.0] * 25, seed=5),
+    differ (random, +-1, graded, negative definite: two passes), and one of positive definite
+    matrices (condition 1e8, repeated values, diagonal: one pass, `eigh._positive_definite`),
+    through a model of unknown sizes and one of sizes the graph fixes."""
+    mixed = np.stack([symmetric(50, seed=4), with_spectrum([1.0, -1.0] * 25, seed=5),
                       with_spectrum(np.logspace(0, -8, 50) * np.resize([1.0, -1.0], 50), seed=6), -spd(50)])
-    for x, context in ((pt.dtensor3("x3"), "unknown sizes"), (pt.tensor("fixed", dtype="float64", shape=batch.shape), "fixed sizes")):
-        vecs = eigh(x) if PT3 else Blockwise(Eigh("L"), signature="(m,m)->(m),(m,m)")(x)
-        cm = ptonnx.compile_function([x], [*vecs])
-        for level in ORT_LEVELS:
-            check_properties(batch, *cm.with_session_options(session_options(level))(batch), f"{context}, {level}")
+    definite = np.stack([spd(50, seed=7), spd(50, cond=1e8, seed=8), with_spectrum(np.repeat([1.0, 3.0, 1e-6], 17)[:50], seed=9),
+                         np.diag(np.linspace(1.0, 2.0, 50))])
+    for batch in (mixed, definite):
+        for x, context in ((pt.dtensor3("x3"), "unknown sizes"), (pt.tensor("fixed", dtype="float64", shape=batch.shape), "fixed sizes")):
+            vecs = eigh(x) if PT3 else Blockwise(Eigh("L"), signature="(m,m)->(m),(m,m)")(x)
+            cm = ptonnx.compile_function([x], [*vecs])
+            for level in ORT_LEVELS:
+                w, v = cm.with_session_options(session_options(level))(batch)
+                check_properties(batch, w, v, f"{context}, {level}")
+                normwise(w, np.linalg.eigvalsh(batch), f"{context}, {level}")
 
 
 def test_gradients():

@@ -4,8 +4,9 @@ The model is `svd._jacobi`'s scalar form (rows in the round-robin ordering, a pa
 |p.q| > k' eps ||p|| ||q||, rows of squared norm at most eps^2 ||W||_F^2 left alone; after a
 sweep that rotated, the rows' Gram test), which `svd_block.py` follows pair for pair in
 another order (the same sweep counts in its own NumPy model). Counted: the SVD's Jacobi on
-R of A = QR, and Eigh's two passes (the matrix scaled, shifted by Gershgorin's bound, then by
-the least eigenvalue found) on the benchmark's positive definite matrices (g g^T / n + I,
+R of A = QR, Eigh's one pass on a + I for a positive definite matrix, and its two passes (the
+matrix scaled, shifted by Gershgorin's bound, then by the least eigenvalue found) on the
+benchmark's positive definite matrices (g g^T / n + I,
 `benchmarks/linalg.py`) and on a random symmetric one. Sweeps times the cost of a sweep
 (`benchmarks/loop_floor.py`) is the Jacobi's time.
 
@@ -86,8 +87,11 @@ def report(n: int) -> str:
     g = rng.normal(size=(n, n))
     spd = g @ g.T / n + np.eye(n)
     symmetric = general + general.T
+    scaled = spd / 2.0 ** np.ceil(np.log2(abs(spd).max()))
     rows = [("SVD of a random matrix (Jacobi on R)", sweeps(np.linalg.qr(general, mode="r"))[1]),
-            ("Eigh of the benchmark's positive definite matrix (two passes)", "%d + %d" % eigh_passes(spd)),
+            ("Eigh of the benchmark's positive definite matrix (one pass on a + I: `eigh._positive_definite`)",
+             sweeps(scaled + np.eye(n))[1]),
+            ("Eigh of the benchmark's positive definite matrix (two passes, as for any other)", "%d + %d" % eigh_passes(spd)),
             ("Eigh of a random symmetric matrix (two passes)", "%d + %d" % eigh_passes(symmetric))]
     lines = [f"Sweeps of ptonnx's one-sided Jacobi at n = {n} (NumPy model; commit {git_commit()}; "
              f"`python benchmarks/jacobi_sweeps.py --n {n}`).", "", "| matrix | sweeps |", "|---|---:|"]

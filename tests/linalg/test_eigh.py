@@ -124,6 +124,7 @@ def test_hard_inputs():
              "negative diagonal": np.diag([-3.0, -1.0, 0.0, -1.0, 2.0, -5.0]),  # Gershgorin's bound is exact
              "+-1": with_spectrum([1.0, -1.0] * 20), "all negative": -spd(30)}
     cases |= {f"scale {s}": base * s for s in (1e150, 1e-150, 1e-300, 1e300)}
+    cases |= {f"positive definite, scale {s}": spd(20, seed=11) * s for s in (1e300, 1e-300, 5e-324 * 2**60)}  # one pass
     for name, a in cases.items():
         w, v = cm(a)
         check_properties(a, w, v, name)

@@ -85,6 +85,17 @@ def emit(scope: Scope, op: str, inputs: Sequence[Ex], **attrs) -> list[Ex]:
     return [Ex(scope, v) for v in scope.builder.node(op, [x.value for x in inputs], attrs).outputs]
 
 
+def cholesky_diagonal(a: Ex) -> tuple[Ex, Ex]:
+    """(the diagonal of a's lower Cholesky factor (B, n), whether every matrix of the batch is
+    positive definite: every such diagonal positive and finite, a bool scalar) for a (B, n, n)
+    read in its lower triangle. The IR's Cholesky gives NaN for a matrix that is not (and inf or
+    NaN for one holding them): the test that lets SLogDet and Eigh take their cheaper path."""
+    (low,) = emit(a.scope, "Cholesky", [a], lower=True)
+    d = diagonal(low)
+    bad = ((d > 0.0) & (d < float("inf"))).op("Not")
+    return d, bad.op("ReduceAny", axes=(0, 1), keepdims=False).op("Not")
+
+
 def solve(a: Ex, b: Ex) -> Ex:
     """x with a x = b (matrices), as the IR's Solve (LU with partial pivoting, `lu.py`)."""
     return emit(a.scope, "Solve", [a, b], assume_a="gen", b_ndim=2)[0]

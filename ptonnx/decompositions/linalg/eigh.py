@@ -39,6 +39,7 @@ from __future__ import annotations
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import (
     branch,
+    cholesky_diagonal,
     common_batch,
     diagonal,
     dim,
@@ -82,9 +83,7 @@ def eigh(a: Ex, lower: bool, vectors: bool) -> tuple[Ex, Ex | None]:
     a = where(bad.op("Unsqueeze", axes=(1, 2)), 0.0, a)
     scale = power_of_two(abs(a).op("ReduceMax", axes=(1, 2), keepdims=True))
     a = a / scale
-    (factor,) = emit(a.scope, "Cholesky", [a], lower=True)  # NaN where a is not positive definite
-    d = diagonal(factor)
-    definite = ((d > 0.0) & (d < float("inf"))).op("Not").op("ReduceAny", axes=(0, 1), keepdims=False).op("Not")
+    _, definite = cholesky_diagonal(a)
     w, v = branch(definite, [a], _positive_definite, _two_passes)
     w = where(bad.op("Unsqueeze", axes=(1,)), float("nan"), w * scale.op("Squeeze", axes=(2,)))
     return w, (fill_nan(bad, v) if vectors else None)

@@ -12,8 +12,7 @@ reflects the panel, takes row j of R from it (a per-trip value), zeroes rows 0..
 steps read only the rows LAPACK's would: NaN and inf in finished rows stay out; not for a
 matrix known finite, the SVD's, where the column read is masked instead), appends v to V (a
 Concat: placing it with a Where over the panel cost some 6 times a Sub, its condition
-broadcast) and extends T (dlarft's recurrence). Both together: QR at n = 200 in 0.86 of the
-time (same-run medians, the SVD's 0.93). The matrix is padded with the identity to k' = trips * b reflectors
+broadcast; `benchmarks/loop_floor.py` times such nodes) and extends T (dlarft's recurrence). The matrix is padded with the identity to k' = trips * b reflectors
 (equal panels; the padding's reflectors are H = I). A matrix of at most BLOCK columns is one
 panel: geqr2's arithmetic, as LAPACK's below its crossover. Q is the panels' I - V T V^T applied
 to the identity's first columns, last panel first (orgqr): three MatMuls a panel, a Loop that DCE

@@ -1,7 +1,7 @@
 """Which (ONNX op, dtype) pairs ptonnx emits, derived from the compiler itself.
 
 For every IR op of the elementwise/shape/tensor families and every dtype,
-`emitted_pairs` builds a one-node IR graph, runs `unify_dtypes` and `legalise`, lowers it
+`emitted_pairs` builds a one-node IR graph, compiles it through `ptonnx.stages` (`unify_dtypes` as the passes)
 and reads each emitted ONNX node's dtypes (after ONNX shape inference). So
 the answer follows lowering as it changes: a new expansion shows up as new
 pairs, a workaround as pairs that are gone.
@@ -17,13 +17,9 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper, shape_inference
 
-from ptonnx import ir
+from ptonnx import ir, stages
 from ptonnx.errors import PtonnxError
 from ptonnx.ir.types import ALL_DTYPES
-from ptonnx.lowering import lower
-from ptonnx.passes import UnifyDtypes
-from ptonnx.passes.decompose import decompose
-from ptonnx.passes.legalise import legalise
 
 FAMILIES = ("elementwise", "shape", "tensor")
 #: families whose ops are enumerated only for the elementwise ONNX ops they emit (SiLU's
@@ -196,10 +192,7 @@ def emitted_pairs(elementwise_ops: frozenset[str] = frozenset()) -> Enumeration:
             try:
                 node = ir.Builder(g).node(name, inputs, attributes)
                 g.set_outputs(node.outputs)
-                UnifyDtypes().run(g)
-                decompose(g)  # as ptonnx.compile: an op the runtime lacks is IR ops by now
-                legalise(g)
-                model = lower(g)
+                model = stages.compile_graph(g).model  # as ptonnx.compile compiles a lifted graph
             except PtonnxError as exc:
                 last_error = str(exc).splitlines()[-1].strip()
                 if _allowed(schema, dtypes, attributes) and not secondary:

@@ -13,22 +13,13 @@ import onnx
 from ptonnx.call import CallPlan
 from ptonnx.check_errors import read_checks
 from ptonnx.errors import (
-    LoweringError,
-    PassError,
     PtonnxError,
     SignatureError,
-    VerificationError,
 )
-from ptonnx.ir import Graph, verify
-from ptonnx.lifting import lift
-from ptonnx.lifting.lift import output_names
-from ptonnx.lowering import lower
+from ptonnx.ir import Graph
 from ptonnx.model_files import TempCopy, needs_external_data, save_model
+from ptonnx import stages
 from ptonnx.passes import PassManager, Report
-from ptonnx.passes.cse import CommonSubexpressionElimination
-from ptonnx.passes.decompose import decompose
-from ptonnx.passes.manager import run_nested
-from ptonnx.passes.legalise import legalise
 
 
 class CompiledModel:
@@ -196,46 +187,10 @@ def _as_function_graph(graph):
 
 
 def _compile(fgraph, passes, verify_each, check, name, session_options, float64_via_float32) -> CompiledModel:
-    report = Report()
     manager = PassManager(passes, verify_each=verify_each)  # a wrong `passes` fails before any work
-    start = time.perf_counter()
-    graph = lift(fgraph, name)
-    report.stages["lift"] = time.perf_counter() - start
-
-    start = time.perf_counter()
-    if any(isinstance(p, CommonSubexpressionElimination) for p in manager.passes):
-        # merge repeats of the lifted ops first: two norms of one matrix run one SVD, not two
-        run_nested(CommonSubexpressionElimination(), graph)
-    report.decomposed = dict(decompose(graph))
-    report.stages["decompose"] = time.perf_counter() - start
-
-    start = time.perf_counter()
-    manager.run(graph, report)
-    report.stages["passes"] = time.perf_counter() - start
-
-    start = time.perf_counter()
-    report.legalised = dict(legalise(graph, float64_via_float32=float64_via_float32))
-    report.stages["legalise"] = time.perf_counter() - start
-
-    start = time.perf_counter()
-    try:
-        verify(graph)
-    except VerificationError as exc:
-        ran = ", ".join(r.name for r in report.records) or "none"
-        raise PassError(f"the passes ({ran}) left an invalid IR graph:\n{exc}") from exc
-    weights: dict = {}
-    model = lower(graph, name=name, output_names=output_names(fgraph), weights=weights)
-    report.stages["lower"] = time.perf_counter() - start
-    cm = CompiledModel(model, graph, report, session_options, weights=weights)
-    if check:
-        start = time.perf_counter()
-        try:
-            # onnx's checker serialises a model it is given; one over 2 GiB it must read from a file
-            onnx.checker.check_model(cm._copy.path() if needs_external_data(model) else model, full_check=True)
-        except Exception as exc:  # onnx raises several kinds; none may escape as a valid model
-            raise LoweringError(f"the emitted model fails the ONNX checker (a ptonnx bug; please report it): {exc}") from exc
-        report.stages["check"] = time.perf_counter() - start
-    return cm
+    c = stages.Compilation(manager, fgraph=fgraph, name=name, float64_via_float32=float64_via_float32)
+    stages.run(c, stop="check" if check else "lower", verify_each=verify_each)
+    return CompiledModel(c.model, c.graph, c.report, session_options, weights=c.weights, _copy=c.copy)
 
 
 def function_graph(inputs, outputs):

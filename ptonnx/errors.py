@@ -63,6 +63,11 @@ class PassError(PtonnxError):
     """A pass failed or left the graph invalid."""
 
 
+class StageError(PassError):
+    """A compilation stage's precondition does not hold: the passes chosen left the graph unfit
+    for a later stage (`ptonnx/stages.py` says what each stage requires)."""
+
+
 class LoweringError(PtonnxError):
     """The IR cannot be emitted as a valid ONNX model."""
 

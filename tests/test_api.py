@@ -9,7 +9,7 @@ import pytensor.tensor as pt
 import pytest
 
 import ptonnx
-from ptonnx.errors import LoweringError, PassError, RuntimeMismatchError
+from ptonnx.errors import LoweringError, PassError, RuntimeMismatchError, StageError
 from tests.conftest import REFERENCE_MODE, assert_matches, assert_same
 
 
@@ -32,7 +32,7 @@ def test_any_pass_list_gives_a_valid_model_or_a_clear_error(passes):
     inputs, outputs = _graph()
     expected = pytensor.function(inputs, outputs, mode=REFERENCE_MODE)(*ARRAYS)
     if passes is not None and "unify_dtypes" not in passes:
-        with pytest.raises(LoweringError, match="include the 'unify_dtypes' pass"):
+        with pytest.raises(StageError, match=r"(?s)stage 'legalise' requires .*dtypes_unified.*include the 'unify_dtypes' pass"):
             ptonnx.compile_function(inputs, outputs, passes)
         return
     cm = ptonnx.compile_function(inputs, outputs, passes, verify_each=True)
@@ -79,7 +79,8 @@ def test_a_pass_that_corrupts_the_graph_never_yields_a_model():
             return ptonnx.passes.PassResult(True, 1)
 
     inputs, outputs = _graph()
-    with pytest.raises(PassError, match=r"\(constant_folding, unify_dtypes, corrupt\) left an invalid IR graph"):
+    with pytest.raises(PassError, match=r"stage 'legalise' requires a valid IR graph .*\(passes run: constant_folding, "
+                                        r"unify_dtypes, corrupt\) the graph does not"):
         ptonnx.compile_function(inputs, outputs, ["constant_folding", "unify_dtypes", Corrupt()])
 
 

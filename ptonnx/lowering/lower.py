@@ -7,11 +7,11 @@ import onnx
 from onnx import helper, numpy_helper
 
 from ptonnx import model_files
-from ptonnx.decompositions.registry import DECOMPOSITIONS
+from ptonnx.contracts import DECOMPOSED, LEGALISED, UNIFIED
 from ptonnx.errors import LoweringError
 from ptonnx.ir import Graph, Value, format_node
 from ptonnx.ir.printer import describe_source
-from ptonnx.ir.registry import disallowed_dtypes, mixed_inputs
+from ptonnx.ir.registry import disallowed_dtypes
 from ptonnx.legality import node_rules
 from ptonnx.lowering.check import checks_metadata
 from ptonnx.lowering.context import LowerContext, onnx_dtype
@@ -22,6 +22,8 @@ OPSET = 18
 #: by every onnxruntime since 1.17 and covers opset 18.
 IR_VERSION = 10
 PRODUCER = "ptonnx"
+#: what lowering requires of every node (`ptonnx.contracts`), besides an emitter and allowed dtypes
+LOWERING_REQUIRES = (DECOMPOSED, UNIFIED, LEGALISED)
 
 
 def _value_info(name: str, value: Value) -> onnx.ValueInfoProto:
@@ -76,32 +78,17 @@ def check_lowerable(graph: Graph) -> None:
     """Raise `LoweringError` for any node ONNX cannot take as it is, or onnxruntime cannot run:
     the one place ptonnx refuses a model for its dtypes (`ptonnx/legality.py` says why)."""
     for node in graph:
-        decomposition = DECOMPOSITIONS.get(node.op)
-        if decomposition is not None and decomposition.compute_dtype(node.outputs[0].dtype) is not None:
-            raise LoweringError(
-                f"{format_node(node)}{describe_source(node)}\n  IR op {node.op!r} is rewritten into other IR ops before "
-                "lowering: run ptonnx.passes.decompose.decompose(graph) first (ptonnx.compile does)"
-            )
-        if node.op not in EMITTERS:
+        if node.op not in EMITTERS and DECOMPOSED.fault(node) is None:
             raise LoweringError(f"{format_node(node)}{describe_source(node)}\n  no ONNX lowering for IR op {node.op!r}")
-        mixed = mixed_inputs(node)
-        if mixed:
-            listed = "; ".join(f"input {i} is {dtype}, needs {target}" for i, dtype, target in mixed)
-            raise LoweringError(
-                f"{format_node(node)}{describe_source(node)}\n  cannot be lowered: {listed}.\n"
-                "  Inputs that share a type must have one dtype in ONNX: include the "
-                "'unify_dtypes' pass (it is in ptonnx.DEFAULT_PASSES)."
-            )
+        for condition in LOWERING_REQUIRES:
+            why = condition.fault(node)
+            if why is not None:
+                raise LoweringError(f"{format_node(node)}{describe_source(node)}\n  cannot be lowered: {why}.\n  To fix: {condition.remedy}.")
         for rule in node_rules(node).values():
             if rule.refuse is not None:
                 remedy = (" Either compute it in float32 in the PyTensor graph (cast the input and weights), or opt in "
                           "to float32 compute for such ops: ptonnx.compile(..., float64_via_float32=True).") if rule.narrow else ""
                 raise LoweringError(f"{format_node(node)}{describe_source(node)}\n  {rule.refuse}.{remedy}")
-            raise LoweringError(
-                f"{format_node(node)}{describe_source(node)}\n  onnxruntime computes {node.op} on "
-                f"{node.outputs[0].dtype} in {rule.compute} ({rule.why}): run ptonnx.passes.legalise.legalise(graph) "
-                "first (ptonnx.compile does)"
-            )
         for var, dtype, allowed in disallowed_dtypes(node):
             raise LoweringError(
                 f"{format_node(node)}{describe_source(node)}\n  cannot be lowered: ONNX {node.op} does not take {dtype} "

@@ -1,7 +1,7 @@
 """The one harness of the hand-built lowering tests (`tests/lowering/test_*.py`).
 
-An IR graph built by hand (no PyTensor), compiled as `ptonnx.compile` compiles a lifted
-graph (`unify_dtypes`, `decompose`, `legalise`, `lower`), checked with the ONNX checker
+An IR graph built by hand (no PyTensor), compiled by the stages `ptonnx.compile` runs on a
+lifted graph (`ptonnx.stages`: decompose, the passes `unify_dtypes`, legalise, lower), checked with the ONNX checker
 (full), run at every onnxruntime level through `ptonnx.api.CompiledModel` (so a failed
 `Check` raises `CheckFailedError`, as users see it) and compared with `ir.interpret` of
 the same graph built again. A case is compiled once and its sessions serve every input.
@@ -19,13 +19,9 @@ import attrs
 import numpy as np
 import onnx
 
-from ptonnx import ir
+from ptonnx import ir, stages
 from ptonnx.api import CompiledModel
 from ptonnx.errors import CheckFailedError
-from ptonnx.lowering import lower
-from ptonnx.passes import Report, UnifyDtypes
-from ptonnx.passes.decompose import decompose
-from ptonnx.passes.legalise import legalise
 from ptonnx.testing import ORT_LEVELS, REORDERED_SUMS, TOLERANCE, assert_same, session_options
 
 #: float values with the ends of the range (NaN, ±inf, ±0, a subnormal, huge and tiny magnitudes)
@@ -84,12 +80,9 @@ def same_inputs(op: str, inputs: Sequence, attribute_sets: Sequence[dict]) -> Ca
 
 
 def compile_graph(graph: ir.Graph) -> onnx.ModelProto:
-    """`graph` (edited in place) compiled as `ptonnx.compile` compiles a lifted graph: dtypes
-    unified, decomposed, legalised, lowered."""
-    UnifyDtypes().run(graph)
-    decompose(graph)
-    legalise(graph)
-    return lower(graph)
+    """`graph` (edited in place) compiled by `ptonnx.stages` as `ptonnx.compile` compiles a lifted
+    graph, with `unify_dtypes` as its passes."""
+    return stages.compile_graph(graph).model
 
 
 @attrs.define
@@ -141,11 +134,10 @@ def interpret(graph: ir.Graph, *arrays) -> list[np.ndarray]:
 def compiled(build: Callable[[], ir.Graph]) -> Compiled:
     """`build()` compiled, checked with the ONNX checker, with a session per level; the reference
     is `build()` again (compiling edits the graph)."""
-    model = compile_graph(build())
-    onnx.checker.check_model(model, full_check=True)
+    c = stages.compile_graph(build(), stop="check")  # the ONNX checker, full
     reference = build()
-    cm = CompiledModel(model, reference, Report())
-    return Compiled(reference, model, {level: cm.with_session_options(session_options(level)) for level in ORT_LEVELS})
+    cm = CompiledModel(c.model, reference, c.report)
+    return Compiled(reference, c.model, {level: cm.with_session_options(session_options(level)) for level in ORT_LEVELS})
 
 
 def check_node(op: str, inputs: Sequence, attributes: dict | None, *array_lists, compare=None) -> Compiled:

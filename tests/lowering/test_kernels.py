@@ -9,10 +9,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+from ptonnx import stages
 from ptonnx.ir import Builder, Graph, TensorType, interpret
 from ptonnx.ir.registry import all_schemas
-from ptonnx.lowering import lower
-from ptonnx.passes.legalise import legalise
 from tests.conftest import ORT_LEVELS, session_options
 
 pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
@@ -33,11 +32,9 @@ def _graph(op: str, types) -> Graph:
 
 
 def _model(op: str, types):
-    """The one-node graph (the reference) and its model, legalised as `ptonnx.compile` does
-    (a Select on bool or uint64 runs through a dtype onnxruntime has a Where kernel for)."""
-    legal = _graph(op, types)
-    legalise(legal)
-    return _graph(op, types), lower(legal)
+    """The one-node graph (the reference) and its model, compiled by the stages `ptonnx.compile`
+    runs (a Select on bool or uint64 runs through a dtype onnxruntime has a Where kernel for)."""
+    return _graph(op, types), stages.compile_graph(_graph(op, types)).model
 
 
 def _check(op: str, arrays):

@@ -8,9 +8,9 @@ size-0 inputs, results and slices."""
 from __future__ import annotations
 
 import numpy as np
-import onnx
 import pytest
 
+from ptonnx.errors import LoweringError
 from ptonnx.ir import TensorType as T
 from tests.lowering.harness import compiled, dtypes_of, ends, interpret, one_node, reordered_sums, same_inputs
 
@@ -123,7 +123,7 @@ def test_known_disagreements_still_disagree(op):
     np.testing.assert_array_equal(expected, x)
     try:
         case = compiled(build)
-    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError):
+    except LoweringError:  # the ONNX checker's
         return
     for run in case.runs.values():
         assert run(x)[0].shape != expected.shape

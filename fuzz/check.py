@@ -4,6 +4,8 @@ Kinds of graph given to ptonnx (each judged against PyTensor's own evaluation of
 that graph, since PyTensor's rewrites sometimes change the numbers themselves):
 - "user": the graph as built, `ptonnx.compile_function(inputs, outputs)`, against
   `pytensor.function(..., mode=Mode(linker="py", optimizer=None))`;
+- "bare": the same graph compiled with `passes=[]` (only the mandatory stages): PyTensor's
+  numbers or a refusal saying which pass to add, never another number;
 - "rewritten": `Mode(linker="py", optimizer="fast_run").excluding("inplace", "BlasOpt")`
   (Composite ops, no BLAS), its `maker.fgraph` compiled by ptonnx;
 - "blas": all of `fast_run` (inplace, and the BLAS rewrites: Gemv, Gemm, Ger,
@@ -57,6 +59,7 @@ FAILURES = ("mismatch", "crash")
 def modes() -> dict:
     return {
         "user": Mode(linker="py", optimizer=None),
+        "bare": Mode(linker="py", optimizer=None),
         "rewritten": Mode(linker="py", optimizer="fast_run").excluding("inplace", "BlasOpt"),
         "blas": Mode(linker="py", optimizer="fast_run"),
         "FAST_RUN": "FAST_RUN",
@@ -64,7 +67,7 @@ def modes() -> dict:
     }
 
 
-KINDS = ("user", "rewritten", "blas", "FAST_RUN", "cvm")
+KINDS = ("user", "bare", "rewritten", "blas", "FAST_RUN", "cvm")
 SLOW_KINDS = ("FAST_RUN", "cvm")
 
 
@@ -136,7 +139,7 @@ def check_program(program: Program, kinds=KINDS, localise_mismatches: bool = Tru
                 baseline = None
             except Timeout:
                 baseline = None
-                kinds = [k for k in kinds if k != "user"]
+                kinds = [k for k in kinds if k not in ("user", "bare")]
                 findings.append(Finding(program.seed, "user", "reference-error", f"PyTensor ran over {TIME_LIMIT:.0f} s"))
             for kind in kinds:
                 findings.append(check_kind(program, kind, localise_mismatches, baseline))
@@ -201,9 +204,9 @@ def _check_kind(program: Program, kind: str, localise_mismatches: bool, baseline
     state["phase"] = "ptonnx"
     fgraph = None
     try:
-        if kind == "user":
+        if kind in ("user", "bare"):
             fgraph = ptonnx.api.function_graph(program.inputs, program.outputs)
-            cm = ptonnx.compile_function(program.inputs, program.outputs)
+            cm = ptonnx.compile_function(program.inputs, program.outputs, [] if kind == "bare" else None)
         else:
             fgraph = ptonnx.api.compiled_function_graph(f)
             cm = ptonnx.compile(fgraph)
@@ -222,7 +225,7 @@ def _check_kind(program: Program, kind: str, localise_mismatches: bool, baseline
                 wrong.setdefault(level, []).append(f"output {i} ({e.dtype}{e.shape}) at {level}: {diff}")
     if not wrong:
         return Finding(seed, kind, "match")
-    if kind != "user" and baseline is not None and _matches(cm, program, baseline, computed_in):
+    if kind not in ("user", "bare") and baseline is not None and _matches(cm, program, baseline, computed_in):
         return Finding(seed, kind, "reference-error", f"{kind}: PyTensor's numbers differ from its un-rewritten graph's; ONNX matches the un-rewritten graph", detail="\n".join(line for lines in wrong.values() for line in lines))
     state["phase"] = "reference"  # PyTensor's own evaluations, to tell which side disagrees
     if kind in SLOW_KINDS and _matches_python_evaluation(fgraph, cm, program, computed_in):

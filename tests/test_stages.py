@@ -12,6 +12,7 @@ import ptonnx
 from ptonnx import ir, stages
 from ptonnx.contracts import DECOMPOSED, LEGALISED, UNIFIED
 from ptonnx.errors import LoweringError, StageError
+from ptonnx.lowering.lower import LOWERING_REQUIRES
 from ptonnx.passes import PassResult
 from ptonnx.testing import assert_matches_pytensor
 
@@ -103,10 +104,10 @@ def test_each_stage_checks_what_it_requires_even_when_started_late():
     c = stages.Compilation(ptonnx.PassManager([]), graph=_mixed_graph())
     with pytest.raises(StageError, match=r"(?s)stage 'legalise' requires.*input 0 is bool, needs float64"):
         stages.run(c, "legalise", "lower")
-    with pytest.raises(StageError, match=r"stage 'lower' requires .*dtypes_unified"):
-        stages.run(stages.Compilation(ptonnx.PassManager([]), graph=_mixed_graph()), "lower", "lower")
-    with pytest.raises(LoweringError, match=r"(?s)cannot be lowered: its inputs that share a type have several dtypes.*unify_dtypes"):
-        ptonnx.lower(_mixed_graph())  # lowering's own guard states the same condition
+    for lower in (lambda: stages.run(stages.Compilation(ptonnx.PassManager([]), graph=_mixed_graph()), "lower", "lower"),
+                  lambda: ptonnx.lower(_mixed_graph())):  # lowering's own guard: the same condition
+        with pytest.raises(LoweringError, match=r"(?s)cannot be lowered: its inputs that share a type have several dtypes.*unify_dtypes"):
+            lower()
 
 
 def test_the_declared_conditions():
@@ -114,6 +115,7 @@ def test_the_declared_conditions():
     assert stages.NAMES == ("lift", "decompose", "passes", "legalise", "lower", "check")
     assert DECOMPOSED in stage["decompose"].ensures and LEGALISED in stage["legalise"].ensures
     assert {DECOMPOSED, UNIFIED, LEGALISED} <= set(stage["lower"].requires)
+    assert stage["lower"].requires == LOWERING_REQUIRES  # what check_lowerable refuses by
     g = _mixed_graph()
     assert [n.op for n, _ in UNIFIED.faults(g)] == ["Mul"]
     with pytest.raises(ValueError, match="unknown stage 'optimise'"):

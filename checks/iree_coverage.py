@@ -4,7 +4,7 @@
     python -m checks.iree_coverage
 
 Prints one line per program: ok, IREE's compile error, a run-time error, or WRONG. The
-README's "The IREE runtime" lists what this finds that IREE cannot do.
+docs/iree.md lists what this finds that IREE cannot do.
 """
 
 from __future__ import annotations

@@ -196,7 +196,7 @@ def compile_model(model: onnx.ModelProto) -> bytes:
         lines = [line.strip() for line in str(exc).splitlines() if "error:" in line]
         detail = "\n  ".join(dict.fromkeys(lines[:4])) or f"{type(exc).__name__}: {str(exc).strip()[:500]}"
         raise IreeCompileError(f"IREE could not compile the model:\n  {detail}\nUse runtime='onnxruntime' for it "
-                               "(README, 'The IREE runtime', lists what IREE cannot compile).") from exc
+                               "(docs/iree.md lists what IREE cannot compile).") from exc
 
 
 class IreeModel:

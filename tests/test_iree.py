@@ -2,7 +2,7 @@
 models as onnxruntime, PyTensor's numbers within IREE's stated accuracy, failed checks raising
 as they do on onnxruntime, and what IREE cannot compile refused by name.
 
-IREE's stated accuracy (README, "The IREE runtime"): special values (NaN, ±inf, ±0 with its
+IREE's stated accuracy (docs/iree.md): special values (NaN, ±inf, ±0 with its
 sign) as PyTensor gives them; elsewhere within `RTOL` of PyTensor's number (IREE's own exp,
 log and pow are a few ulp off where onnxruntime's are within 1); subnormal numbers are read
 and written as zero (its CPU runtime runs with flush-to-zero), which
@@ -148,7 +148,7 @@ def test_a_float_sort_is_refused():
 
 def test_iree_flushes_subnormal_numbers_to_zero():
     """IREE's CPU runtime reads and writes subnormals as zero, where onnxruntime and PyTensor
-    keep them: the one place its numbers leave PyTensor's (README, "The IREE runtime")."""
+    keep them: the one place its numbers leave PyTensor's (docs/iree.md)."""
     x = pt.dvector("x")
     cm = ptonnx.compile_function([x], [pt.exp(x), pt.sqrt(x)], runtime="iree")
     values = np.array([-740.0, 5e-324])

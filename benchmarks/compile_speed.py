@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Compiler-speed benchmark: lift, each pass and lowering on big elementwise graphs.
 
-Two graph shapes, built programmatically with `pytensor.tensor` (float32 vectors):
+Three graph shapes, built programmatically with `pytensor.tensor` (float32 vectors):
 
 * ``chain``: ``y = x`` then ``y = op(y, ...)`` over and over, cycling through
   ``+ 1`` (an int8 literal), ``* x``, ``tanh``, ``- 0.5`` (a float literal),
@@ -12,6 +12,10 @@ Two graph shapes, built programmatically with `pytensor.tensor` (float32 vectors
 * ``dag``: four inputs, many independent branches (each a short elementwise
   expression over two of the inputs plus a literal; the inputs fan out to every
   branch), summed by a balanced binary tree of ``Add`` (fan-in 2 at each level).
+* ``fanout``: ``y = x`` then ``y = (y + x) * c`` over and over (``c`` an int8
+  literal): one input with thousands of users, as a data vector read by every
+  term of a log-density. Removing a node next to such a value must not walk
+  all its users.
 
 The size of a graph is the number of IR nodes right after lifting (what the
 passes and lowering see), counted per graph, not the requested size.
@@ -130,7 +134,15 @@ def build_dag(units: int):
     return xs, level
 
 
-SHAPES = {"chain": build_chain, "dag": build_dag}
+def build_fanout(units: int):
+    x = pt.vector("x", dtype="float32")
+    y = x
+    for i in range(units):  # every Add reads x: x has `units` users
+        y = (y + x) * (2 if i % 2 else 3)  # int8 literals: work for unify_dtypes
+    return [x], [y]
+
+
+SHAPES = {"chain": build_chain, "dag": build_dag, "fanout": build_fanout}
 
 
 def function_graph(inputs, outputs) -> FunctionGraph:

@@ -52,10 +52,14 @@ def node_rewriter(*tracks: str, name: str | None = None):
     return decorate
 
 
+#: a value with more users than this that loses one has them revisited at the end of a sweep
+_FEW_USES = 8
+
+
 def only_used_by(value: Value, allowed: Iterable[Node]) -> bool:
     """True when every use of `value` is by one of `allowed` (never a graph output)."""
     allowed = set(allowed)
-    return all(user is not GRAPH_OUTPUT and user in allowed for user, _ in value.uses)
+    return all(user is not GRAPH_OUTPUT and user in allowed for user, _ in value._uses)
 
 
 class _LoggingBuilder(Builder):
@@ -129,15 +133,35 @@ def apply_rewrites(graph: Graph, rewrites: Iterable[Rewrite], *, max_steps: int 
     queued: set[Node] = set(work)
     limit = max_steps if max_steps is not None else 50 * (len(graph) + 1) + 1000
 
+    # values that lost a use and have many users: their users are revisited once the work
+    # list runs dry, so a value read by n nodes costs O(n) per sweep, not per removal
+    lost: dict[Value, None] = {}
+
     def push(node: Node) -> None:
         if node not in queued:
             queued.add(node)
             work.append(node)
 
-    previous, graph.on_change = graph.on_change, push
+    def use_lost(value: Value) -> None:
+        if len(value._uses) > _FEW_USES:
+            lost[value] = None
+            return
+        for user, _ in value._uses:
+            if user is not GRAPH_OUTPUT:
+                push(user)
+
+    previous = graph.on_change, graph.on_use_lost
+    graph.on_change, graph.on_use_lost = push, use_lost
     steps = 0
     try:
-        while work:
+        while work or lost:
+            if not work:
+                for value in list(lost):
+                    for user, _ in value._uses:
+                        if user is not GRAPH_OUTPUT:
+                            push(user)
+                lost.clear()
+                continue
             node = work.popleft()
             queued.discard(node)
             if node.graph is not graph:
@@ -150,5 +174,5 @@ def apply_rewrites(graph: Graph, rewrites: Iterable[Rewrite], *, max_steps: int 
                         raise PassError(f"rewrites did not reach a fixed point after {steps} steps: {dict(fired)}")
                     break
     finally:
-        graph.on_change = previous
+        graph.on_change, graph.on_use_lost = previous
     return fired

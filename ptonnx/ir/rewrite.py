@@ -10,8 +10,10 @@ driver checks the match, replaces the uses, and removes the matched nodes:
   outside the match, or the rewrite is refused and what it built is dropped;
 - nodes in `cleans` are removed if they end up unused (no refusal).
 
-The driver revisits only nodes that were added or whose inputs changed, so a
-whole pass costs O(nodes + rewrites), not a rescan per rewrite.
+The driver revisits only nodes that were added or whose inputs changed, and the
+users of a value that lost a use (those of a value with many users once per
+sweep, not at each removal), so a whole pass costs O(nodes + rewrites), not a
+rescan per rewrite.
 """
 
 from __future__ import annotations

@@ -172,6 +172,9 @@ class Graph:
         self._count = 0
         #: called with each node that is added or whose inputs change (the rewrite driver's worklist)
         self.on_change = None
+        #: called with each value that lost a use by `remove` while `on_change` is set: its
+        #: remaining users may now match; the driver decides when to revisit them
+        self.on_use_lost = None
 
     # -- reading -----------------------------------------------------------
     @property
@@ -331,10 +334,15 @@ class Graph:
         self._count -= 1
 
     def _touch_neighbours(self, values) -> None:
-        """A value lost a use: its producer and remaining users may now match a pattern."""
+        """A value lost a use: its producer and remaining users may now match a pattern.
+        The users go through `on_use_lost` when set: walking every user of a value read by
+        thousands of nodes at each removal next to it made rewriting quadratic."""
         for v in values:
             if v.producer is not None and v.producer.graph is self:
                 self.on_change(v.producer)
+            if self.on_use_lost is not None:
+                self.on_use_lost(v)
+                continue
             for user, _ in v._uses:
                 if user is not GRAPH_OUTPUT:
                     self.on_change(user)

@@ -10,8 +10,10 @@ driver checks the match, replaces the uses, and removes the matched nodes:
   outside the match, or the rewrite is refused and what it built is dropped;
 - nodes in `cleans` are removed if they end up unused (no refusal).
 
-The driver revisits only nodes that were added or whose inputs changed, so a
-whole pass costs O(nodes + rewrites), not a rescan per rewrite.
+The driver revisits only nodes that were added or whose inputs changed, and the
+users of a value that lost a use (those of a value with many users once per
+sweep, not at each removal), so a whole pass costs O(nodes + rewrites), not a
+rescan per rewrite.
 """
 
 from __future__ import annotations
@@ -52,10 +54,14 @@ def node_rewriter(*tracks: str, name: str | None = None):
     return decorate
 
 
+#: a value with more users than this that loses one has them revisited at the end of a sweep
+_FEW_USES = 8
+
+
 def only_used_by(value: Value, allowed: Iterable[Node]) -> bool:
     """True when every use of `value` is by one of `allowed` (never a graph output)."""
     allowed = set(allowed)
-    return all(user is not GRAPH_OUTPUT and user in allowed for user, _ in value.uses)
+    return all(user is not GRAPH_OUTPUT and user in allowed for user, _ in value._uses)
 
 
 class _LoggingBuilder(Builder):
@@ -129,15 +135,35 @@ def apply_rewrites(graph: Graph, rewrites: Iterable[Rewrite], *, max_steps: int 
     queued: set[Node] = set(work)
     limit = max_steps if max_steps is not None else 50 * (len(graph) + 1) + 1000
 
+    # values that lost a use and have many users: their users are revisited once the work
+    # list runs dry, so a value read by n nodes costs O(n) per sweep, not per removal
+    lost: dict[Value, None] = {}
+
     def push(node: Node) -> None:
         if node not in queued:
             queued.add(node)
             work.append(node)
 
-    previous, graph.on_change = graph.on_change, push
+    def use_lost(value: Value) -> None:
+        if len(value._uses) > _FEW_USES:
+            lost[value] = None
+            return
+        for user, _ in value._uses:
+            if user is not GRAPH_OUTPUT:
+                push(user)
+
+    previous = graph.on_change, graph.on_use_lost
+    graph.on_change, graph.on_use_lost = push, use_lost
     steps = 0
     try:
-        while work:
+        while work or lost:
+            if not work:
+                for value in list(lost):
+                    for user, _ in value._uses:
+                        if user is not GRAPH_OUTPUT:
+                            push(user)
+                lost.clear()
+                continue
             node = work.popleft()
             queued.discard(node)
             if node.graph is not graph:
@@ -150,5 +176,5 @@ def apply_rewrites(graph: Graph, rewrites: Iterable[Rewrite], *, max_steps: int 
                         raise PassError(f"rewrites did not reach a fixed point after {steps} steps: {dict(fired)}")
                     break
     finally:
-        graph.on_change = previous
+        graph.on_change, graph.on_use_lost = previous
     return fired

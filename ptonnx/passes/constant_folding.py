@@ -8,7 +8,7 @@ from ptonnx.errors import PassError
 from ptonnx.ir import Graph, Node, TensorType, Value, evaluate, get_schema
 from ptonnx.ir.printer import format_node
 from ptonnx.passes.base import PassResult
-from ptonnx.passes.rewrite import apply_rewrites, node_rewriter
+from ptonnx.passes.rewrite import apply_rewrites, node_rewriter, only_used_by
 
 #: one fold may add at most this many bytes to the model
 DEFAULT_MAX_GROWTH_BYTES = 1 << 20
@@ -64,7 +64,8 @@ class ConstantFolding:
 def _growth(node: Node) -> int:
     """Bytes folding `node` adds to the model: its results less the inputs only it uses."""
     added = sum(_nbytes(o.type) for o in node.outputs)
-    freed = sum(v.const.nbytes for v in set(node.inputs) if all(user is node for user, _ in v.uses))
+    # only_used_by stops at the first other user: a constant read by thousands stays O(1)
+    freed = sum(v.const.nbytes for v in set(node.inputs) if only_used_by(v, (node,)))
     return added - freed
 
 

@@ -164,3 +164,31 @@ def test_the_driver_refuses_a_match_whose_absorbed_node_has_other_users():
     assert apply_rewrites(g, [abs_of_neg]) == {}
     assert [n.op for n in g] == ["Neg", "Abs"] and g.outputs == (outer, inner)
     ir.verify(g)
+
+
+def test_the_driver_revisits_the_users_of_a_value_with_many_users_that_lost_some():
+    """`e` has 41 users; once its 20 dead Sigmoids go, a rewrite that wants `e` to have at
+    most 21 uses fires on the Abs visited first (revisited at the end of the sweep)."""
+    g = Graph()
+    x = g.add_input(TensorType("float32", (3,)), "x")
+    b = Builder(g)
+    e = b.op("Exp", x)
+    first = b.op("Abs", e)
+    live = [b.op("Neg", e) for _ in range(20)]
+    for _ in range(20):
+        b.op("Sigmoid", e)  # dead
+    g.set_outputs([first, *live])
+
+    @node_rewriter("Sigmoid")
+    def drop_dead(b, node):
+        return None if node.outputs[0].num_uses else {}
+
+    @node_rewriter("Abs")
+    def few_uses(builder, node):
+        if node.inputs[0].num_uses > 21:
+            return None
+        return {node.outputs[0]: builder.op("Neg", node.inputs[0])}
+
+    fired = apply_rewrites(g, [drop_dead, few_uses])
+    assert fired == {"drop_dead": 20, "few_uses": 1}
+    assert g.op_counts() == {"Exp": 1, "Neg": 21}

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: the compile-speed target (issue): µs/node at the largest size within this factor of the smallest
-TARGET_RATIO = 2.0
+TARGET_RATIO = 1.5  # issue 34: µs/node at 20,000 nodes within 1.5x of that at 1,000
 #: how the compile-speed benchmarks leave Python's cyclic GC unless --no-gc
 GC_DEFAULT = "left as CPython's defaults by the benchmark (`ptonnx.compile` pauses it itself)"
 

@@ -114,7 +114,7 @@ def lift_searchsorted(ctx, node):
     if sorter:
         sorted_a = ctx.op("Gather", sorted_a, ctx.cast(ctx.value(sorter[0]), "int64"), axis=0)
     values = ctx.value(v)
-    dtype = ctx.op("Add", sorted_a, values).dtype if sorted_a.dtype != values.dtype else values.dtype
+    dtype = np.promote_types(sorted_a.dtype, values.dtype).name  # NumPy's searchsorted compares in it
     sorted_a, values = ctx.cast(sorted_a, dtype), ctx.cast(values, dtype)
     grid = ctx.op("Unsqueeze", values, axes=(values.type.ndim,))  # (..., 1) against (n,)
     before = _before(ctx, sorted_a, grid, strict=node.op.side == "left")

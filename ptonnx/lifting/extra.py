@@ -72,7 +72,7 @@ def lift_fill_diagonal(ctx, node):
         size = ctx.op("Min", size, ctx.dim(a, axis))
     if a.type.ndim > 2:
         equal = [ctx.op("Equal", ctx.dim(a, 0), ctx.dim(a, axis)) for axis in range(1, a.type.ndim)]
-        size = check(ctx, size, equal, FILL_DIAGONAL_DIMS, ValueError)
+        size = check(ctx, size, equal, f"{FILL_DIAGONAL_DIMS} (fill_diagonal of {node.inputs[0]}, of {a.type.ndim} dims)", ValueError)
     steps = _arange(ctx, size)
     return write(ctx, node, node.inputs[0], node.inputs[1], (steps,) * a.type.ndim, set_instead_of_inc=True)
 

@@ -70,8 +70,12 @@ def test_fill_diagonal_of_unequal_dims_raises_as_numpy(shape):
         pytensor.function([a, v], y, mode=REFERENCE)(data, 1.0)
     g = check_lift([a, v], [y], [np.zeros((3,) * len(shape)), np.float64(2.0)])
     raises_check(g, [data, np.float64(1.0)], ValueError, "All dimensions of input must be of equal length")
-    with pytest.raises(ValueError, match="All dimensions of input must be of equal length"):
+    with pytest.raises(ValueError, match=rf"All dimensions of input must be of equal length \(fill_diagonal of a, of {len(shape)} dims\)"):
         ptonnx.compile_function([a, v], [y])(data, 1.0)
+    static = pt.tensor("a", shape=shape)  # also where the dims are known when compiling: it fails at run time, as PyTensor
+    for a_ in (a, static):
+        check_like_pytensor([a_, v], [pt.fill_diagonal(a_, v)], [data, np.float64(1.0)],
+                            message="All dimensions of input must be of equal length")
 
 
 @pytest.mark.parametrize("offset", [0, 1, -1, 3, -3, 4, 5, -5])

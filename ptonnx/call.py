@@ -138,9 +138,11 @@ def as_input(name: str, value, array) -> np.ndarray:
         if not arr.dtype.isnative:  # onnxruntime reads the bytes as they lie: big-endian data must be swapped
             arr = arr.astype(arr.dtype.newbyteorder("="))
         if arr.dtype.name != value.dtype:
-            cast = arr.astype(value.dtype)
-            # Python floats are taken in the input's precision, as PyTensor takes them.
-            if not python_float and not np.array_equal(cast, arr, equal_nan=arr.dtype.kind == "f"):
+            with np.errstate(all="ignore"):
+                cast = arr.astype(value.dtype)
+            # Python floats are taken in the input's precision, as PyTensor takes them; so is a dtype PyTensor
+            # casts without asking (int64 to float64: rounded beyond 2**53); any other only where it converts exactly.
+            if not (python_float or np.promote_types(arr.dtype, value.dtype) == cast.dtype or converts_exactly(arr, cast)):
                 raise RuntimeMismatchError(f"input {name} is {value.dtype}; the {arr.dtype} array given does not convert exactly")
             arr = cast
     except (TypeError, ValueError) as exc:
@@ -152,3 +154,23 @@ def as_input(name: str, value, array) -> np.ndarray:
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C")
     return arr
+
+
+def converts_exactly(arr: np.ndarray, cast: np.ndarray) -> bool:
+    """`cast` holds `arr`'s values exactly: equal, back in `arr`'s dtype too, and (between integers
+    and floats) within the integer dtype's range, where a conversion is defined (2**53 + 1 as a
+    float32 is 2**53: equal to it as a float64, not as an int64)."""
+    nan = arr.dtype.kind == "f"
+    with np.errstate(all="ignore"):
+        for floats, ints in ((arr, cast), (cast, arr)):
+            if floats.dtype.kind == "f" and ints.dtype.kind in "iu" and not _within(floats, ints.dtype):
+                return False
+        return np.array_equal(cast, arr, equal_nan=nan) and np.array_equal(cast.astype(arr.dtype), arr, equal_nan=nan)
+
+
+def _within(floats: np.ndarray, dtype: np.dtype) -> bool:
+    """Every value is finite and converts to the integer dtype without overflow."""
+    info = np.iinfo(dtype)
+    low, high = float(info.min), float(info.max) + 1.0  # both powers of two (or 0): exact as floats
+    wide = floats.astype(np.float64)  # exact; the bounds too
+    return bool(np.all((wide >= low) & (wide < high)))

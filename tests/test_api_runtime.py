@@ -241,6 +241,44 @@ def test_inputs_not_as_the_model_needs_them_give_the_numbers_of_the_array_it_nee
     assert converted == ["x", "mu"]
 
 
+BEYOND_2_53 = np.array([2**53 + 1, -(2**53) - 1, np.iinfo(np.int64).max, np.iinfo(np.int64).min, 2**53, 0, -1])
+
+
+def test_int64_beyond_2_53_for_a_float64_input_is_rounded_as_pytensor_rounds_it():
+    """PyTensor casts an int64 array given for a float64 input (int64 upcasts to float64: its filter
+    casts without asking, on both lines), rounding 2**53 + 1 to 2**53; so does the compiled model
+    (it once called the conversion exact, since the rounded values compare equal as float64)."""
+    x = pt.dvector("x")
+    out = [x * 1.0, x - 9007199254740992.0]
+    expected = pytensor.function([x], out, mode=REFERENCE_MODE)(BEYOND_2_53)
+    assert expected[0][0] == 2.0**53 and expected[0][2] == 2.0**63  # rounded, not refused
+    assert_matches(ptonnx.compile_function([x], out), [BEYOND_2_53], expected)
+
+
+def test_int64_beyond_2_53_for_a_float32_input_is_refused():
+    """int64 to float32 is no cast PyTensor makes without asking (its TypeError, 'loss of precision'):
+    ptonnx takes what converts exactly and refuses the rest, 2**53 + 1 included (it once took it)."""
+    x = pt.fvector("x")
+    cm = ptonnx.compile_function([x], [x * 2])
+    with pytest.raises(TypeError, match="loss of precision"):
+        pytensor.function([x], x * 2, mode=REFERENCE_MODE)(np.array([2**53 + 1]))
+    for value in (2**53 + 1, -(2**53) - 1, np.iinfo(np.int64).max, 2**24 + 1):
+        with pytest.raises(RuntimeMismatchError, match="does not convert exactly"):
+            cm(np.array([value]))
+    assert cm(np.array([2**53, -(2**24), 0]))[0].tolist() == [2.0**54, -(2.0**25), 0.0]
+
+
+def test_the_casts_taken_without_asking_are_pytensors():
+    """PyTensor casts an array given for an input without asking where its upcast of the two dtypes is the
+    input's; ptonnx's rule (NumPy's promotion) is the same for every pair of dtypes."""
+    import pytensor.scalar as ps
+
+    dtypes = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]
+    for given in dtypes:
+        for wanted in dtypes:
+            assert (ps.upcast(wanted, given) == wanted) == (np.promote_types(given, wanted) == np.dtype(wanted)), (given, wanted)
+
+
 def test_a_static_dim_is_checked_on_the_fast_path_too(converted):
     x = pt.tensor("x", dtype="float64", shape=(3, None))
     cm = ptonnx.compile_function([x], [x * 2])

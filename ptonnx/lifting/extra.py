@@ -72,7 +72,7 @@ def lift_fill_diagonal(ctx, node):
         size = ctx.op("Min", size, ctx.dim(a, axis))
     if a.type.ndim > 2:
         equal = [ctx.op("Equal", ctx.dim(a, 0), ctx.dim(a, axis)) for axis in range(1, a.type.ndim)]
-        size = check(ctx, size, equal, FILL_DIAGONAL_DIMS, ValueError)
+        size = check(ctx, size, equal, f"{FILL_DIAGONAL_DIMS} (fill_diagonal of {node.inputs[0]}, of {a.type.ndim} dims)", ValueError)
     steps = _arange(ctx, size)
     return write(ctx, node, node.inputs[0], node.inputs[1], (steps,) * a.type.ndim, set_instead_of_inc=True)
 
@@ -114,7 +114,7 @@ def lift_searchsorted(ctx, node):
     if sorter:
         sorted_a = ctx.op("Gather", sorted_a, ctx.cast(ctx.value(sorter[0]), "int64"), axis=0)
     values = ctx.value(v)
-    dtype = ctx.op("Add", sorted_a, values).dtype if sorted_a.dtype != values.dtype else values.dtype
+    dtype = np.promote_types(sorted_a.dtype, values.dtype).name  # NumPy's searchsorted compares in it
     sorted_a, values = ctx.cast(sorted_a, dtype), ctx.cast(values, dtype)
     grid = ctx.op("Unsqueeze", values, axes=(values.type.ndim,))  # (..., 1) against (n,)
     before = _before(ctx, sorted_a, grid, strict=node.op.side == "left")

@@ -6,6 +6,8 @@ S @ X with S in CSR form (rows r, columns c, data d, in row order) is
 which sums each row's terms in CSR order from +0.0, as SciPy's sparse product does, and
 never multiplies by an absent entry (an inf in X where S has no entry stays out of the
 result, as in SciPy, where a dense product would give NaN). X @ S is (S.T @ X.T).T.
+A product of two constant sparse matrices that PyTensor types dense (its Dot) is a constant,
+computed by SciPy as PyTensor's `perform` computes it.
 Only constant sparse matrices are taken: a sparse input is refused by name.
 """
 
@@ -27,6 +29,11 @@ def _is_sparse(var) -> bool:
     return hasattr(var.type, "format")
 
 
+def _named(var) -> str:
+    """The user's name of a sparse variable (its str() omits it) and its type."""
+    return f"{var.name} ({var})" if var.name else str(var)
+
+
 def _matrix(ctx, var):
     """The SciPy matrix of a constant sparse operand (through sparse transposes)."""
     if isinstance(var, SparseConstant):
@@ -34,8 +41,8 @@ def _matrix(ctx, var):
     known = ctx.sparse.get(var)
     if known is not None:
         return known
-    raise UnsupportedOpError(var.owner.op if var.owner else "a sparse input", var, (), reason=(
-        f"{var} is a sparse matrix that is not a constant: ptonnx compiles products with constant sparse "
+    raise UnsupportedOpError(var.owner.op if var.owner else "a sparse input", _named(var), (), reason=(
+        f"{_named(var)} is a sparse matrix that is not a constant: ptonnx compiles products with constant sparse "
         "matrices only. Make it a constant (pytensor.sparse.as_sparse_variable(scipy_matrix)) or densify it "
         "before the graph you compile."))
 
@@ -76,6 +83,9 @@ def lift_sparse_dot(ctx, node):
     dtype = out.type.dtype
     if _is_sparse(out):
         raise UnsupportedOpError(node.op, out, (), reason="a product of two sparse matrices is sparse; ptonnx takes sparse @ dense only")
+    if _is_sparse(a) and _is_sparse(b):  # PyTensor's perform: the sparse product, densified
+        dense = (_matrix(ctx, a) @ _matrix(ctx, b)).toarray()
+        return [Value.constant(np.asarray(dense, dtype=dtype), out.name)]
     if _is_sparse(a):
         result = _sparse_times_dense(ctx, _matrix(ctx, a), ctx.value(b), dtype)
     else:

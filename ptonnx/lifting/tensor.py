@@ -74,13 +74,35 @@ def lift_split(ctx, node):
     x, axis_var, splits_var = node.inputs
     where = f"Split producing {node.outputs[0]}"
     (axis,) = require_ints(ctx, axis_var, "split axis", where)
+    axis = normalize_axis(axis, x.type.ndim, where)
+    sizes = _split_sizes(ctx, ctx.cast(ctx.value(splits_var), "int64"), len(node.outputs))
+    if sizes.const is None:  # PyTensor's checks, in its order (onnxruntime's Split fails with its own message)
+        total = ctx.op("ReduceSum", sizes, axes=(0,))
+        sizes = check(ctx, sizes, [ctx.op("Equal", total, ctx.dim(ctx.value(x), axis))],
+                      f"Split sizes{f' ({splits_var.name})' if splits_var.name else ''} do not sum to the size of axis "
+                      f"{axis} of {x}", ValueError)
+        sizes = check(ctx, sizes, [ctx.op("ReduceAll", ctx.op("GreaterOrEqual", sizes, ctx.ints(0)), axes=(0,))],
+                      "Split sizes cannot be negative", ValueError)
     ir_node = ctx.builder.node(
         "Split",
-        [ctx.value(x), ctx.cast(ctx.value(splits_var), "int64")],
-        {"axis": normalize_axis(axis, x.type.ndim, where), "num_outputs": len(node.outputs)},
+        [ctx.value(x), sizes],
+        {"axis": axis, "num_outputs": len(node.outputs)},
         names=[o.name for o in node.outputs],
     )
     return list(ir_node.outputs)
+
+
+def _split_sizes(ctx, sizes: Value, n: int) -> Value:
+    """The sizes as a vector of the static length `n` (the number of pieces); one of another
+    length fails at run time with PyTensor's ValueError."""
+    if sizes.shape[0] == n:
+        return sizes
+    sizes = check(ctx, sizes, [ctx.op("Equal", ctx.dim(sizes, 0), ctx.ints(n))], "Length of splits is not equal to n_splits",
+                  ValueError)
+    if sizes.shape[0] is None or isinstance(sizes.shape[0], str):
+        return ctx.op("Reshape", sizes, ctx.ints([n]))
+    padded = ctx.op("Concat", sizes, ctx.ints([0] * n), axis=0)  # a static length that is not n: the check always fails
+    return ctx.op("Slice", padded, ctx.ints([0]), ctx.ints([n]), ctx.ints([1]), axes=(0,))
 
 
 @lifts(MakeVector)

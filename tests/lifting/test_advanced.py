@@ -4,6 +4,8 @@ and AdvancedIncSubtensor1 (set and increment) as a ScatterFlat."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
@@ -18,6 +20,7 @@ import ptonnx
 from ptonnx.errors import LiftingError
 from ptonnx.lifting.advanced import index
 from ptonnx.lifting.context import LiftContext
+from tests.conftest import check_like_pytensor
 from tests.lifting.helpers import REFERENCE, check_lift, ops, raises_check
 
 INT64 = np.iinfo(np.int64)
@@ -107,11 +110,6 @@ def test_advanced_set_and_increment_with_repeated_indices(kind):
     assert reduction == ("add" if kind == "inc" else "none")
 
 
-#: cases where the lifted IR computes a number and PyTensor raises (reported bugs), left out of the
-#: comparisons until fixed
-LEFT_OUT: dict[str, str] = {}
-
-
 def test_advanced_inc_subtensor1():
     x, y, i = pt.dmatrix("x"), pt.dmatrix("y"), pt.lvector("i")
     outs = [advanced_inc_subtensor1(x, y, i), advanced_set_subtensor1(x, y, i)]
@@ -142,6 +140,21 @@ def test_advanced_inc_subtensor1_refuses_runtime_broadcasting_as_pytensor(y_shap
         ptonnx.compile_function([x, y, i], outs)(*values)
     row = pt.tensor("row", shape=(1, None))  # marked broadcastable: broadcast, as PyTensor does
     check_lift([x, row, i], [advanced_inc_subtensor1(x, row, i)], [X, np.ones((1, 5)), np.array([0, 2, 0])])
+
+
+@pytest.mark.parametrize("kind", ["set", "inc"])
+@pytest.mark.parametrize(("x_shape", "y_ndim"), [((4, 3), 0), ((4, 3), 1), ((4, 3), 2), ((4, 3, 2), 1), ((4, 3, 2), 2), ((4, 3, 2), 3)])
+def test_advanced_inc_subtensor1_of_a_y_of_any_shape_as_pytensor(kind, x_shape, y_ndim):
+    """y of fewer dims than x or as many, each dim 0, 1, the right size or another, against 3, 1 and 0
+    indices: the numbers where PyTensor gives them, its ValueError where it raises (a y too short, too
+    long, or of a size 1 it would broadcast at run time), in the plain and rewritten graph at both levels."""
+    x, y, i = pt.tensor("x", shape=(None,) * len(x_shape)), pt.tensor("y", shape=(None,) * y_ndim), pt.lvector("i")
+    out = (advanced_set_subtensor1 if kind == "set" else advanced_inc_subtensor1)(x, y, i)
+    data = np.arange(np.prod(x_shape), dtype=float).reshape(x_shape) - 7.5
+    sizes = sorted({0, 1, 3, *x_shape[len(x_shape) - y_ndim + 1:]})
+    lists = [[data, np.full(shape, -0.5), idx] for shape in itertools.product(sizes, repeat=y_ndim)
+             for idx in (np.array([0, 2, -1]), np.array([1]), np.zeros(0, np.int64))]
+    check_like_pytensor([x, y, i], [out], lists[0], more_values=lists[1:])
 
 
 def test_writing_through_a_mask():

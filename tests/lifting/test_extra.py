@@ -13,20 +13,12 @@ import ptonnx
 from ptonnx.errors import LiftingError
 from ptonnx import ir
 from ptonnx.testing import assert_same
+from tests.conftest import check_like_pytensor
 from tests.lifting.helpers import REFERENCE, check_lift, lifted, ops, raises_check
 
 M = np.arange(12.0).reshape(3, 4) - 5.5
 M[0, 0], M[1, 1], M[2, 3] = np.nan, -0.0, np.inf
 
-#: cases where the lifted IR computes a number, or fails, where PyTensor does otherwise (reported bugs),
-#: left out of the comparisons below until fixed
-LEFT_OUT = {
-    "searchsorted(a, v) of different dtypes": (
-        "lift_searchsorted finds the common dtype by building an Add(a, v) node: where a and v have static "
-        "lengths that differ it raises TypeRuleError 'cannot broadcast dimensions 5 and 4' (an int32 a of "
-        "shape (5,), an int64 v of shape (4,)); else the unused Add stays in the lifted IR, which `interpret` "
-        "(and constant folding) evaluate and fail on when the lengths differ"),
-}
 #: where PyTensor's own `perform` has a bug the IR does not copy
 PYTENSOR_BUGS = {
     "fill_diagonal_offset(a, v, k) with k > a.shape[1]": (
@@ -78,8 +70,12 @@ def test_fill_diagonal_of_unequal_dims_raises_as_numpy(shape):
         pytensor.function([a, v], y, mode=REFERENCE)(data, 1.0)
     g = check_lift([a, v], [y], [np.zeros((3,) * len(shape)), np.float64(2.0)])
     raises_check(g, [data, np.float64(1.0)], ValueError, "All dimensions of input must be of equal length")
-    with pytest.raises(ValueError, match="All dimensions of input must be of equal length"):
+    with pytest.raises(ValueError, match=rf"All dimensions of input must be of equal length \(fill_diagonal of a, of {len(shape)} dims\)"):
         ptonnx.compile_function([a, v], [y])(data, 1.0)
+    static = pt.tensor("a", shape=shape)  # also where the dims are known when compiling: it fails at run time, as PyTensor
+    for a_ in (a, static):
+        check_like_pytensor([a_, v], [pt.fill_diagonal(a_, v)], [data, np.float64(1.0)],
+                            message="All dimensions of input must be of equal length")
 
 
 @pytest.mark.parametrize("offset", [0, 1, -1, 3, -3, 4, 5, -5])
@@ -112,12 +108,28 @@ def test_searchsorted(side):
 
 
 def test_searchsorted_with_a_sorter_and_integers():
-    """(Of one dtype: different dtypes are LEFT_OUT.)"""
     a, v, s = pt.lvector("a"), pt.lvector("v"), pt.lvector("s")
     y = pt.searchsorted(a, v, sorter=s)
     values = np.array([5, np.iinfo(np.int64).min, 3, np.iinfo(np.int64).max, 3])
     queries = np.array([np.iinfo(np.int64).min, 3, 4, 2**40])
     check_lift([a, v, s], [y], [values, queries, np.argsort(values, kind="stable")])
+
+
+@pytest.mark.parametrize(("a_dtype", "v_dtype"), [("int32", "int64"), ("uint64", "int64"), ("int64", "float32"), ("float32", "float64")])
+def test_searchsorted_of_different_dtypes(a_dtype, v_dtype):
+    """NumPy compares in the two dtypes' common one (uint64 with int64: float64), found without a node
+    (an Add of the two once failed on lengths that differ, static or not)."""
+    static = pt.tensor("a", dtype=a_dtype, shape=(5,)), pt.tensor("v", dtype=v_dtype, shape=(4,))
+    unknown = pt.vector("a", dtype=a_dtype), pt.vector("v", dtype=v_dtype)
+    a_info = np.iinfo(a_dtype) if a_dtype[0] in "iu" else np.finfo(a_dtype)
+    v_info = np.iinfo(v_dtype) if v_dtype[0] in "iu" else np.finfo(v_dtype)
+    sorted_a = np.sort(np.array([a_info.min, 0, 1, 2**24 + 1 if a_dtype != "float32" else 7, a_info.max], dtype=a_dtype))
+    queries = np.array([v_info.min, 1, 2**24, v_info.max], dtype=v_dtype)
+    for a, v in (static, unknown):
+        y = pt.searchsorted(a, v)
+        g = check_lift([a, v], [y], [sorted_a, queries])
+        assert all(n.op != "Add" for n in g)
+        check_like_pytensor([a, v], [y], [sorted_a, queries])
 
 
 @pytest.mark.parametrize("flags", [(False, False, False), (True, True, True), (False, True, False), (True, False, True)])

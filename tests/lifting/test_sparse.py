@@ -1,6 +1,7 @@
 """lifting/sparse.py: products with constant sparse matrices (pytensor.sparse Dot, StructuredDot,
-Transpose) as a Gather of the dense rows and a ScatterFlat-add of the nonzeros' terms; a sparse
-matrix that is not a constant, and a product of two sparse matrices, are refused by name."""
+Transpose) as a Gather of the dense rows and a ScatterFlat-add of the nonzeros' terms; a dense product
+of two constant sparse matrices is a constant; a sparse matrix that is not a constant, and a sparse
+product of two sparse matrices, are refused by name."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from ptonnx.errors import UnsupportedOpError
+from tests.conftest import check_like_pytensor
 from tests.lifting.helpers import check_lift, lifted, ops
 
 S = sp.random(6, 4, density=0.4, format="csr", random_state=0)
@@ -20,19 +22,6 @@ S = S.tocsr()
 S.eliminate_zeros()
 X = np.arange(12.0).reshape(4, 3) - 4.0
 X[1, 0], X[3, 2] = np.inf, np.nan
-
-#: cases the lifting gets wrong (reported bugs), left out of the tests below until fixed
-LEFT_OUT = {
-    "ps.dot(s, s.T) of two constant sparse matrices": (
-        "PyTensor gives a dense (6, 6) Matrix (its SparseDot's output is dense, so the 'product of two sparse "
-        "matrices' refusal never fires); lift_sparse_dot reads the sparse second operand with ctx.value, which is "
-        "lift_sparse_transpose's empty (0, 0) stand-in: the IR computes a (6, 0) result, and the compiled model "
-        "fails in onnxruntime's Gather (reported as a RuntimeMismatchError)"),
-    "the name of a sparse input in the refusal": (
-        "the message says 'ptonnx refuses a sparse input (producing SparseVariable{csr,float64}): "
-        "SparseVariable{csr,float64} is a sparse matrix...': str() of a sparse variable omits its name ('s')"),
-}
-
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
 def test_sparse_times_dense(fmt):
@@ -62,13 +51,30 @@ def test_mixed_dtypes():
 
 def test_a_sparse_input_is_refused_by_name():
     s, x = ps.csr_matrix("s", dtype="float64"), pt.dmatrix("x")
-    with pytest.raises(UnsupportedOpError, match=r"(?s)refuses a sparse input.* is a sparse matrix that is not a constant.*"
-                                                 r"Make it a constant"):  # LEFT_OUT: the name
+    with pytest.raises(UnsupportedOpError, match=r"(?s)refuses a sparse input \(producing s \(SparseVariable\{csr,float64\}\)\): "
+                                                 r"s \(SparseVariable\{csr,float64\}\) is a sparse matrix that is not a constant.*"
+                                                 r"Make it a constant"):
         lifted([s, x], [ps.dot(s, x)])
 
 
+def test_a_dense_product_of_two_constant_sparse_matrices_is_a_constant():
+    """PyTensor's Dot of two sparse matrices is dense (its perform: SciPy's product, densified): the
+    same numbers, an inf of one matrix included; float32 with float64 is float64."""
+    big = S.tolil()
+    big[0, 1], big[3, 0] = np.inf, -1e308
+    big = big.tocsr()
+    s, b, x = ps.as_sparse_variable(S), ps.as_sparse_variable(big), pt.dmatrix("x")
+    s32 = ps.as_sparse_variable(S.astype(np.float32).tocsc())
+    outs = [ps.dot(s, s.T), ps.dot(b, b.T), ps.dot(s32, s.T), ps.dot(s.T, b)]
+    assert all(type(o.owner.op).__name__ == "Dot" and not hasattr(o.type, "format") for o in outs)
+    outs[1] = outs[1] + x
+    values = [np.resize(X.ravel(), (6, 6))]
+    g = check_lift([x], outs, values)
+    assert [o.dtype for o in g.outputs] == ["float64"] * 4 and g.outputs[0].const is not None
+    check_like_pytensor([x], outs, values)
+
+
 def test_a_sparse_product_of_two_sparse_matrices_is_refused():
-    """(A product PyTensor types dense is LEFT_OUT.)"""
     from pytensor.sparse.math import StructuredDot
 
     s = ps.as_sparse_variable(S)

@@ -9,8 +9,9 @@ import pytensor.tensor as pt
 import pytest
 from pytensor.tensor.basic import Split
 
-from ptonnx.errors import LiftingError, TypeRuleError
+from ptonnx.errors import LiftingError
 from ptonnx.lifting.tensor import SOFTMAX_IS_SYMBOLIC
+from tests.conftest import check_like_pytensor
 from tests.lifting.helpers import F64_EDGES, check_lift, ints_at_limits, lifted, ops, raises_check, rewriting_reference
 
 M = np.arange(6.0).reshape(2, 3) - 2.5
@@ -18,10 +19,6 @@ M[0, 0], M[1, 1] = -0.0, np.nan
 
 #: lifting refuses these graphs PyTensor runs (reported), so they are left out of the tests below
 LEFT_OUT = {
-    "pt.split(x, s, n_splits=2) with s = pt.lvector() (length not static)": (
-        "lift_split hands the IR's Split a size vector of unknown length: TypeRuleError 'Split: split must be 1-D "
-        "with a static length, got i64[s_dim0]' (an IR message naming no PyTensor variable); the number of pieces "
-        "is static (n_splits), so the sizes could be given that length"),
     "softmax over an axis of size 0 (pytensor 3; x of shape (0, 3), axis 0 or None)": (
         "PyTensor and the compiled model return an empty array; `interpret` raises ValueError: the IR's Softmax and "
         "ReduceMax semantics (NumPy's max) refuse the empty axis, though no element of the result depends on it"),
@@ -60,7 +57,12 @@ def test_split_of_computed_sizes():
     data = np.arange(10.0).reshape(2, 5)
     g = check_lift([x, s], parts, [data, np.array([2, 0, 3])], [data, np.array([5, 0, 0])], [data, np.array([1, 1, 1])],
                    [data, np.array([-1, 3, 3])])
-    assert ops(g) == ["Split"] and g.outputs[0].producer.attrs == {"axis": 1, "num_outputs": 3}
+    assert ops(g)[-1] == "Split" and g.outputs[0].producer.attrs == {"axis": 1, "num_outputs": 3}
+    raises_check(g, [data, np.array([-1, 3, 3])], ValueError, "Split sizes cannot be negative")
+    raises_check(g, [data, np.array([2, 2, 2])], ValueError, "Split sizes (s) do not sum to the size of axis 1 of x")
+    check_like_pytensor([x, s], parts, [data, np.array([2, 0, 3])],
+                        more_values=[[data, np.array([-1, 3, 3])], [data, np.array([2, 2, 2])], [data, np.array([7, -1, -1])]])
+    assert ops(lifted([x], pt.split(x, [2, 0, 3], n_splits=3, axis=1))) == ["Split"]  # constant sizes: no checks
 
 
 def test_split_along_a_computed_axis_is_refused():
@@ -70,11 +72,21 @@ def test_split_along_a_computed_axis_is_refused():
         lifted([x, s, ax], parts)
 
 
-def test_split_sizes_of_unknown_length_are_refused():
-    """LEFT_OUT: refused with the IR's message where PyTensor runs the graph."""
-    x, s = pt.dvector("x"), pt.lvector("s")
-    with pytest.raises(TypeRuleError, match="Split: split must be 1-D with a static length"):
-        lifted([x, s], pt.split(x, s, n_splits=2))
+@pytest.mark.parametrize("length", [None, 2, 3, 1])
+def test_split_sizes_of_another_static_length_or_none(length):
+    """The number of pieces is static: sizes of unknown length get it, checked at run time with PyTensor's
+    ValueError (also where their static length is another, which PyTensor builds and fails on every call)."""
+    x, s = pt.dvector("x"), pt.tensor("s", dtype="int64", shape=(length,))
+    parts = pt.split(x, s, n_splits=2)
+    data = np.arange(5.0)
+    right, wrong = [[data, np.array(v)] for v in ([2, 3], [1, 1, 3][:length or 3])]
+    lists = [right, [data, np.array([5, 0])], [data, np.array([-1, 6])], [data, np.array([2, 2])]] if length in (None, 2) else []
+    g = check_lift([x, s], parts, *lists, *([wrong] if length != 2 else []))
+    assert "Split" in ops(g) and all(isinstance(d, int) for d in g.outputs[0].producer.inputs[1].shape)
+    if length != 2:
+        raises_check(g, wrong, ValueError, "Length of splits is not equal to n_splits")
+    check_like_pytensor([x, s], parts, *([right] if length in (None, 2) else [wrong]), message=None,
+                        more_values=[lst for lst in lists[1:] + ([wrong] if length is None else [])])
 
 
 def test_make_vector_of_computed_and_constant_entries():

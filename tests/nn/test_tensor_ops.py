@@ -86,10 +86,11 @@ def test_split_sizes_that_do_not_add_up_raise_as_in_pytensor():
     x, s = sym((6, 2)), pt.lscalar("s")
     parts = pt.split(x, pt.stack([s, 2]), n_splits=2, axis=0)
     cm = ptonnx.compile_function([x, s], parts)
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError):
         pytensor.function([x, s], parts)(randn(6, 2), np.int64(3))
-    with pytest.raises(ptonnx.errors.RuntimeMismatchError):
+    with pytest.raises(ptonnx.errors.CheckFailedError, match="Split sizes do not sum to the size of axis 0") as failed:
         cm(randn(6, 2), np.int64(3))
+    assert isinstance(failed.value, ValueError)
 
 
 # -- Softmax --------------------------------------------------------------------------------

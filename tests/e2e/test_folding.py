@@ -50,7 +50,7 @@ FUNCTIONS = {
     "ArcSin": (pt.arcsin, [PROBABILITIES * 2 - 1]), "ArcCos": (pt.arccos, [PROBABILITIES * 2 - 1]),
     "Log1p": (pt.log1p, [HARD]), "Expm1": (pt.expm1, [HARD]), "Softplus": (pt.softplus, [HARD]),
     "Exp2": (pt.exp2, [HARD]), "Log2": (pt.log2, [HARD]), "Log10": (pt.log10, [HARD]),
-    "Log1mexp": (pt.log1mexp, [HARD]),
+    "Log1mexp": (pt.log1mexp, [HARD]), "Sigmoid": (pt.sigmoid, [HARD]), "Tanh": (pt.tanh, [HARD]),
 }
 
 
@@ -105,7 +105,7 @@ KERNELS = {
     "Min": (pt.minimum, [SIGNED, SIGNED]), "IntDiv": (pt.floor_div, [SIGNED, SIGNED]), "Mod": (pt.mod, [SIGNED, SIGNED]),
     "Neg": (pt.neg, [HARD]), "Abs": (pt.abs, [HARD]), "Sign": (pt.sign, [HARD]), "Reciprocal": (pt.reciprocal, [HARD]),
     "Exp": (pt.exp, [HARD]), "Log": (pt.log, [HARD]), "Sqrt": (pt.sqrt, [HARD]), "Sin": (pt.sin, [ANGLES]),
-    "Cos": (pt.cos, [ANGLES]), "Tan": (pt.tan, [ANGLES]), "Tanh": (pt.tanh, [HARD]), "Sigmoid": (pt.sigmoid, [HARD]),
+    "Cos": (pt.cos, [ANGLES]), "Tan": (pt.tan, [ANGLES]),
     "Floor": (pt.floor, [HARD]), "Ceil": (pt.ceil, [HARD]), "Round": (pt.round, [HARD + 0.5]), "Trunc": (pt.trunc, [HARD]),
     "RoundHalfAwayFromZero": (pt.round_half_away_from_zero, [HARD + 0.5]),
 }

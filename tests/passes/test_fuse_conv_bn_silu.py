@@ -188,3 +188,27 @@ def test_every_fused_op_is_made_by_the_pass():
     fuse(g)
     assert set(g.op_counts()) == set(REACHED_BY) == {name for name, s in ir.all_schemas().items() if s.family == "fused"}
     assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_the_decomposed_sigmoid_is_recognised_in_every_dtype(dtype):
+    """float16's sigmoid is computed in float32 (Casts around the formula): x * sigmoid(x) is SiLU still;
+    y * sigmoid(x) is not, nor is a formula with one constant changed (1 / (t + 2))."""
+    g = Graph()
+    x, y = (g.add_input(TensorType(dtype, (2, 3)), n) for n in "xy")
+    b = Builder(g)
+    g.set_outputs([b.op("Mul", x, b.op("Sigmoid", x)), b.op("Mul", y, b.op("Sigmoid", x))])
+    decompose(g)
+    fuse(g)
+    assert g.outputs[0].producer.op == "SiLU" and g.outputs[1].producer.op == "Mul"
+    assert g.op_counts()["SiLU"] == 1 and g.op_counts()["Select"] == 1  # the other sigmoid is kept whole
+
+    other = Graph()
+    x = other.add_input(TensorType(dtype, (2, 3)), "x")
+    b = Builder(other)
+    t = b.op("Exp", b.op("Neg", b.op("Abs", x)))
+    r = b.op("Reciprocal", b.op("Add", t, Value.constant(np.asarray(2.0, dtype))))
+    s = b.op("Select", b.op("GreaterOrEqual", x, Value.constant(np.asarray(0.0, dtype))), r, b.op("Mul", t, r))
+    other.set_outputs([b.op("Mul", x, s)])
+    fuse(other)
+    assert "SiLU" not in other.op_counts()

@@ -1,5 +1,6 @@
-"""What the accurate sigmoid would cost the CNN path: YOLO11n with SiLU/FusedConv lowered
-through `exp_log.sigmoid` (a few ulp everywhere) against onnxruntime's Sigmoid (the default).
+"""What the accurate sigmoid would cost the CNN path: YOLO11n with SiLU/FusedConv's sigmoid as the
+IR Sigmoid's decomposition (`decompositions/elementary/exp_log.py`, a few ulp everywhere) against
+onnxruntime's Sigmoid (the default).
 
     python benchmarks/sigmoid_cost.py [--imgsz 320] [--runs 20]
 
@@ -12,47 +13,50 @@ from __future__ import annotations
 import argparse
 import time
 
+import attrs
 import numpy as np
 import onnxruntime as ort
 
 import ptonnx
-import ptonnx.lowering.fused as fused_lowering
-import ptonnx.lowering.nn as nn_lowering
 from ptonnx.api import function_graph
-from ptonnx.lowering.exp_log import sigmoid
+from ptonnx.ir import Builder, Graph, Node
+from ptonnx.ir.rewrite import apply_rewrites, node_rewriter
 from ptonnx.models import yolo11n
+from ptonnx.passes.base import PassResult
+from ptonnx.passes.decompose import decompose
 from ptonnx.testing import session_options
 
 
+@node_rewriter("SiLU", "FusedConv")
+def _accurate_silu(b: Builder, node: Node):
+    """SiLU(x) -> x * Sigmoid(x); FusedConv(silu) -> y * Sigmoid(y) with y its activation-free FusedConv."""
+    if node.op == "SiLU":
+        y = node.inputs[0]
+    elif node.attrs["activation"] == "silu":
+        y = b.op("FusedConv", *node.inputs, **{**node.attrs, "activation": "none"})
+    else:
+        return None
+    return {node.outputs[0]: b.op("Mul", y, b.op("Sigmoid", y))}
+
+
+@attrs.define
+class AccurateSiLU:
+    """After the fusion: each SiLU's Sigmoid as the IR Sigmoid's decomposition (what an IR Sigmoid runs)."""
+
+    name: str = "accurate_silu"
+
+    def run(self, graph: Graph) -> PassResult:
+        fired = apply_rewrites(graph, [_accurate_silu])["_accurate_silu"]
+        decompose(graph)
+        return PassResult(bool(fired), fired)
+
+
 def _compile_with(x, y, accurate: bool):
-    """Compile with SiLU/FusedConv's Sigmoid swapped for the accurate composition, or not."""
+    """Compile with SiLU/FusedConv's Sigmoid as the accurate decomposition, or onnxruntime's (the default)."""
+    passes = list(ptonnx.DEFAULT_PASSES)
     if accurate:
-        nn_emit, fused_emit = nn_lowering.emit_silu, fused_lowering.emit_fused_conv
-
-        class _Ctx:
-            """Forwards to the lowering context, emitting Sigmoid as the accurate composition."""
-
-            def __init__(self, ctx, dtype):
-                self._ctx, self._dtype = ctx, dtype
-
-            def __getattr__(self, name):
-                return getattr(self._ctx, name)
-
-            def emit1(self, op_type, inputs, *args, **kwargs):
-                if op_type == "Sigmoid":
-                    return sigmoid(self._ctx, inputs[0], self._dtype)
-                return self._ctx.emit1(op_type, inputs, *args, **kwargs)
-
-        from ptonnx.lowering.registry import EMITTERS
-
-        saved = {op: EMITTERS[op] for op in ("SiLU", "FusedConv")}
-        EMITTERS["SiLU"] = lambda ctx, node, i: nn_emit(_Ctx(ctx, node.outputs[0].dtype), node, i)
-        EMITTERS["FusedConv"] = lambda ctx, node, i: fused_emit(_Ctx(ctx, node.outputs[0].dtype), node, i)
-        try:
-            return ptonnx.compile(function_graph([x], [y])).model
-        finally:
-            EMITTERS.update(saved)
-    return ptonnx.compile(function_graph([x], [y])).model
+        passes.insert(passes.index("fuse_conv_bn_silu") + 1, AccurateSiLU())
+    return ptonnx.compile(function_graph([x], [y]), passes).model
 
 
 def main() -> None:

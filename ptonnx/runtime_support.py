@@ -40,7 +40,8 @@ class Quirk:
     levels: tuple[str, ...]
     #: what differs, with the input range where it bites
     description: str
-    #: "lowering: <where>" or "docs/limits.md known limits"
+    #: "lowering: <where>", "decompositions: <where>" (the op is not emitted), "legality.py: <row>" or
+    #: "docs/limits.md known limits"
     handled_by: str
     #: for "no kernel": the dtype that computes the same numbers exactly
     wider: str | None = None
@@ -84,23 +85,23 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
     Quirk("Sigmoid", "float32", "underflow", BOTH,
           "absolute accuracy only (results near 0 are multiples of 2**-24): 0 or 6e-8 for -18 < x < -15.8 and 0 for "
           "all x < -18, where NumPy gives 1.3e-7 down to 1e-45 (sigmoid(-20) = 0, NumPy 2.06e-9)",
-          "docs/limits.md known limits (emitted by SiLU/FusedConv lowering; the IR Sigmoid is expanded in exp_log.py)"),
+          "docs/limits.md known limits (emitted by SiLU/FusedConv lowering; the IR Sigmoid is decomposed in decompositions/elementary/exp_log.py)"),
     Quirk("Sigmoid", "float32", "inaccurate", BOTH,
           "more than 4 ulp off for -18 < x < -1.9 (absolute error up to 1.4e-7; sigmoid(-16) = 6e-8, NumPy 1.1e-7)",
-          "docs/limits.md known limits (emitted by SiLU/FusedConv lowering; the IR Sigmoid is expanded in exp_log.py)"),
+          "docs/limits.md known limits (emitted by SiLU/FusedConv lowering; the IR Sigmoid is decomposed in decompositions/elementary/exp_log.py)"),
     Quirk("Sigmoid", "float64", "underflow", BOTH,
           "0 for x <= -36.74, where NumPy gives 1.1e-16 down to 5e-324 (until x = -745.13)",
-          "docs/limits.md known limits (emitted by SiLU lowering; the IR Sigmoid is expanded in exp_log.py)"),
+          "docs/limits.md known limits (emitted by SiLU lowering; the IR Sigmoid is decomposed in decompositions/elementary/exp_log.py)"),
     Quirk("Sigmoid", "float64", "inaccurate", BOTH,
           "more than 4 ulp off for -36.74 < x < -1.12 (absolute error up to 1.7e-16; sigmoid(-36.7) = 2.2e-16, NumPy 1.15e-16)",
-          "docs/limits.md known limits (emitted by SiLU lowering; the IR Sigmoid is expanded in exp_log.py)"),
+          "docs/limits.md known limits (emitted by SiLU lowering; the IR Sigmoid is decomposed in decompositions/elementary/exp_log.py)"),
     Quirk("Tanh", "float32", "underflow", BOTH, "0 for subnormal |x| <= 1.4e-43 (NumPy: x itself)",
-          "lowering: exp_log.py emit_tanh gives x for |x| < 2**-12"),
+          "decompositions: elementary/hyperbolic.py (the IR Tanh; x for tiny |x|)"),
     Quirk("Tanh", "float32", "inaccurate", BOTH, "up to ~100 ulp off for 7e-45 <= |x| <= 7.1e-37 (subnormal and smallest normal x)",
-          "lowering: exp_log.py emit_tanh gives x for |x| < 2**-12"),
+          "decompositions: elementary/hyperbolic.py (the IR Tanh; x for tiny |x|)"),
     Quirk("Tanh", "float64", "inaccurate", BOTH,
           "up to 9 ulp off for 4.46 <= |x| <= 17.97 (absolute error up to 1e-15; tanh(17.75) = 1.0, NumPy 0.9999999999999992)",
-          "lowering: exp_log.py emit_tanh uses 1 - 2 / (exp(2|x|) + 1) for |x| >= 0.6"),
+          "decompositions: elementary/hyperbolic.py (the IR Tanh; onnxruntime's Tanh is not used)"),
     Quirk("Sin", "float64", "underflow", BOTH, "±0 at the floats nearest k*pi for 1 <= |x| < 100 (sin(pi) = -0.0, NumPy 1.22e-16)", "lowering: trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
     Quirk("Sin", "float64", "inaccurate", BOTH,
           "absolute accuracy near its zeros for 1 <= |x| < 100: up to ~3e5 ulp off within ~0.1 of k*pi "

@@ -51,13 +51,17 @@ def test_every_recorded_quirk_is_handled_once():
     for q in KERNEL_QUIRKS:
         assert q.kind in KINDS, q
         assert q.description.strip(), q
-        assert re.match(r"(lowering: \S|legality\.py: \S|docs/limits\.md known limits)", q.handled_by), (
-            f"{q.op} {q.dtype} {q.kind}: handled_by must be 'lowering: <where>', 'legality.py: <row>' or 'docs/limits.md known limits'"
+        assert re.match(r"(lowering: \S|decompositions: \S|legality\.py: \S|docs/limits\.md known limits)", q.handled_by), (
+            f"{q.op} {q.dtype} {q.kind}: handled_by must be 'lowering: <where>', 'decompositions: <where>', 'legality.py: <row>' "
+            "or 'docs/limits.md known limits'"
         )
         assert q.levels and set(q.levels) <= {"ORT_DISABLE_ALL", "ORT_ENABLE_ALL"}, q
         where = re.match(r"lowering: (\w+\.py)", q.handled_by)
         if where:
             assert (ROOT / "ptonnx" / "lowering" / where.group(1)).exists(), f"{q.op} {q.dtype}: {q.handled_by}"
+        where = re.match(r"decompositions: ([\w/]+\.py)", q.handled_by)
+        if where:
+            assert (ROOT / "ptonnx" / "decompositions" / where.group(1)).exists(), f"{q.op} {q.dtype}: {q.handled_by}"
 
 
 def test_runtime_widening_is_the_no_kernel_quirks_with_a_wider_dtype():

@@ -75,6 +75,16 @@ def ive_times_exp_abs(b: Builder, node: Node):
     return None
 
 
+@node_rewriter("Log")
+def log_of_sigmoid(b: Builder, node: Node):
+    """log(sigmoid(x)) -> -softplus(-x): x itself far left, -exp(x) far right, never log of a subnormal."""
+    sigmoid = _producer(node.inputs[0], "Sigmoid")
+    if sigmoid is None:
+        return None
+    x = sigmoid.inputs[0]
+    return Replacement({node.outputs[0]: b.op("Neg", b.op("Softplus", b.op("Neg", x)))}, cleans=(sigmoid,))
+
+
 def recognise(graph: Graph) -> None:
     """Rewrite the compositions in place (their parts are removed where nothing else reads them)."""
-    apply_rewrites(graph, [ive_times_exp_abs])
+    apply_rewrites(graph, [ive_times_exp_abs, log_of_sigmoid])

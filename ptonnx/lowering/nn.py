@@ -105,6 +105,6 @@ def emit_resize(ctx, node, inputs):
 @emits("SiLU")
 def emit_silu(ctx, node, inputs):
     """onnxruntime's Sigmoid, whose negative tail is only absolutely accurate (docs/limits.md,
-    known limits): the accurate composition of `exp_log.sigmoid` made YOLO11n 1.4-1.7x slower
+    known limits): the accurate composition (the IR Sigmoid's decomposition, `decompositions/elementary/exp_log.py`) made YOLO11n 1.4-1.7x slower
     (benchmarks/sigmoid_cost.py)."""
     return ctx.emit("Mul", [inputs[0], ctx.emit1("Sigmoid", inputs)])

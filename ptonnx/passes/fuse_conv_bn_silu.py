@@ -3,7 +3,11 @@
     W' = W * g / sqrt(var + eps)        b' = (b - mean) * g / sqrt(var + eps) + beta
 
 Three rewrites, run together to a fixed point by the worklist driver:
-`x * Sigmoid(x)` -> `SiLU(x)`; Conv -> BatchNorm (constant weights and
+`x * sigmoid(x)` -> `SiLU(x)`, the sigmoid as `decompose` wrote it (the IR's Sigmoid is
+decomposed before any pass runs, so a constant's sigmoid folds to what a run-time one computes;
+`passes/decomposed.py` recognises the decomposition by rebuilding it, not by a copy of its
+shape). SiLU keeps onnxruntime's Sigmoid kernel, whose far negative tail is only absolutely
+accurate (docs/limits.md): the fusion trades that for speed, as the default pass list chooses; Conv -> BatchNorm (constant weights and
 statistics) -> FusedConv; Conv -> SiLU -> FusedConv(activation="silu").
 Each fires only when the values it replaces have no other users. The folded
 weights are new constants: a weight shared with another conv is never changed.
@@ -17,6 +21,7 @@ import numpy as np
 from ptonnx.ir import Builder, Graph, Node
 from ptonnx.ir.core import Value
 from ptonnx.passes.base import PassResult
+from ptonnx.passes.decomposed import decomposed
 from ptonnx.passes.rewrite import Replacement, apply_rewrites, node_rewriter, only_used_by
 
 CONVS = ("Conv", "FusedConv")
@@ -43,12 +48,12 @@ def _fused(b: Builder, conv: Node, inputs, attrs: dict, anchor: Node) -> Replace
 
 @node_rewriter("Mul")
 def mul_sigmoid_to_silu(b: Builder, node: Node):
+    """x * sigmoid(x), either order (the driver refuses it if a part of the sigmoid has another user)."""
     for x, s in (node.inputs, reversed(node.inputs)):
-        sig = s.producer
-        if sig is not None and sig.op == "Sigmoid" and sig.inputs[0] is x and only_used_by(s, [node]):
-            if x.dtype != node.outputs[0].dtype:
-                return None
-            return Replacement({node.outputs[0]: b.op("SiLU", x)}, absorbs=(sig,))
+        if x.const is None and x.dtype == node.outputs[0].dtype and x.type == s.type:
+            parts = decomposed("Sigmoid", x, s)
+            if parts is not None:
+                return Replacement({node.outputs[0]: b.op("SiLU", x)}, absorbs=parts)
     return None
 
 

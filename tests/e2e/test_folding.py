@@ -50,7 +50,7 @@ FUNCTIONS = {
     "ArcSin": (pt.arcsin, [PROBABILITIES * 2 - 1]), "ArcCos": (pt.arccos, [PROBABILITIES * 2 - 1]),
     "Log1p": (pt.log1p, [HARD]), "Expm1": (pt.expm1, [HARD]), "Softplus": (pt.softplus, [HARD]),
     "Exp2": (pt.exp2, [HARD]), "Log2": (pt.log2, [HARD]), "Log10": (pt.log10, [HARD]),
-    "Log1mexp": (pt.log1mexp, [HARD]),
+    "Log1mexp": (pt.log1mexp, [HARD]), "Sigmoid": (pt.sigmoid, [HARD]), "Tanh": (pt.tanh, [HARD]),
 }
 
 
@@ -105,7 +105,7 @@ KERNELS = {
     "Min": (pt.minimum, [SIGNED, SIGNED]), "IntDiv": (pt.floor_div, [SIGNED, SIGNED]), "Mod": (pt.mod, [SIGNED, SIGNED]),
     "Neg": (pt.neg, [HARD]), "Abs": (pt.abs, [HARD]), "Sign": (pt.sign, [HARD]), "Reciprocal": (pt.reciprocal, [HARD]),
     "Exp": (pt.exp, [HARD]), "Log": (pt.log, [HARD]), "Sqrt": (pt.sqrt, [HARD]), "Sin": (pt.sin, [ANGLES]),
-    "Cos": (pt.cos, [ANGLES]), "Tan": (pt.tan, [ANGLES]), "Tanh": (pt.tanh, [HARD]), "Sigmoid": (pt.sigmoid, [HARD]),
+    "Cos": (pt.cos, [ANGLES]), "Tan": (pt.tan, [ANGLES]),
     "Floor": (pt.floor, [HARD]), "Ceil": (pt.ceil, [HARD]), "Round": (pt.round, [HARD + 0.5]), "Trunc": (pt.trunc, [HARD]),
     "RoundHalfAwayFromZero": (pt.round_half_away_from_zero, [HARD + 0.5]),
 }
@@ -193,3 +193,71 @@ def test_a_folded_exact_op_is_what_runs(op):
         for g, r in zip(got, ran, strict=True):
             assert g.dtype == r.dtype and g.tobytes() == r.tobytes() or (np.array_equal(g, r, equal_nan=True) and r.dtype.kind == "f"
                                                                           and (np.signbit(g) == np.signbit(r))[~np.isnan(r)].all()), f"{op} at {level}"
+
+
+def _ends(dtype: str) -> np.ndarray:
+    """±0, ±subnormal, ±tiny, ±1e-9, ±0.5, ±20, ±36.7, ±88.7, ±709, ±745, ±1e300 (float32: its
+    largest), ±inf and NaN: where sigmoid, tanh and log(sigmoid) underflow, saturate or overflow."""
+    fi = np.finfo(dtype)
+    magnitudes = [0.0, fi.smallest_subnormal, fi.smallest_normal, 1e-9, 0.5, 20.0, 36.7, 88.7, 709.0, 745.0,
+                  1e300 if dtype == "float64" else fi.max, np.inf]
+    return np.array([*magnitudes, *(-m for m in magnitudes), np.nan], dtype=dtype)
+
+
+#: name -> (PyTensor function, op whose bound and reference apply, sign: the result is sign * op(sign * x))
+LOGISTIC = {
+    "sigmoid": (pt.sigmoid, "Sigmoid", 1), "tanh": (pt.tanh, "Tanh", 1),
+    "log(sigmoid(x))": (lambda v: pt.log(pt.sigmoid(v)), "Softplus", -1),  # the graph a user builds
+    "-softplus(-x)": (lambda v: -pt.softplus(-v), "Softplus", -1),  # what PyTensor's rewrites make of it
+}
+
+
+def _exp_kernels_differ(t: np.ndarray) -> np.ndarray:
+    """Where onnxruntime's Exp kernel and NumPy's exp give different bits for `t` (float32 exp(-36.7):
+    1.1518400e-16 and 1.1518401e-16). Sigmoid computes exp(-|x|) in its own dtype (float32 in
+    float32: the CNN path's cost), so there folding and running may be one ulp apart; Tanh and
+    Softplus compute in float64 and round once to float32, which hides the last bit of float64."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        v = pt.vector("t", dtype=t.dtype)
+        (kernel,) = ptonnx.compile_function([v], [pt.exp(v)])(t)
+        with np.errstate(all="ignore"):
+            return ~((kernel == np.exp(t)) | np.isnan(t))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(LOGISTIC))
+def test_logistic_functions_fold_to_what_runs_at_the_ends(name, dtype):
+    """A folded constant and the run-time result, at both onnxruntime levels: each within the op's
+    bound of the exact result, and the same bits (-0.0 and +0.0 told apart; any NaN is NaN), but
+    one ulp apart where the Exp kernels themselves differ (`_exp_kernels_differ`)."""
+    from checks.accuracy_reference import reference, scored
+    from ptonnx.accuracy import resolution
+
+    fn, op, sign = LOGISTIC[name]
+    x = _ends(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        v = pt.vector("x", dtype=dtype)
+        at_run_time = ptonnx.compile_function([v], [fn(v)])
+        anchor = pt.dvector("anchor")
+        folded = ptonnx.compile_function([anchor], [fn(pt.constant(x)), anchor])
+    assert len(folded.ir) == 0, folded.ir.op_counts()
+    exact = sign * reference(op, dtype, sign * x)
+    results = {f"run at {level}": got for level, (got,) in run_at_every_level(at_run_time, x).items()}
+    results |= {f"folded at {level}": got for level, (got, _) in run_at_every_level(folded, np.zeros(1)).items()}
+    b = bound(op, dtype)
+    for where, got in results.items():
+        assert got.dtype == dtype
+        err = scored(op, dtype, got, exact, [x], b)
+        over = np.flatnonzero(~(err <= b.ulp + resolution(op, dtype)))
+        assert not over.size, f"{name} {where}: {[(x[i], got[i], exact[i], err[i]) for i in over]}"
+    ran = results["run at ORT_ENABLE_ALL"]
+    kernels_differ = _exp_kernels_differ(-np.abs(x)) if op == "Sigmoid" else np.zeros(x.shape, bool)
+    unsigned = f"u{x.itemsize}"
+    for where, got in results.items():
+        same = (got.view(unsigned) == ran.view(unsigned)) | np.isnan(got) & np.isnan(ran)
+        with np.errstate(all="ignore"):
+            one_ulp = kernels_differ & (np.abs(got - ran) <= np.spacing(np.abs(ran)))
+        differ = np.flatnonzero(~(same | one_ulp))
+        assert not differ.size, f"{name} {where} vs run: {[(x[i], got[i], ran[i]) for i in differ]}"

@@ -48,3 +48,30 @@ def test_ive_times_exp_of_another_value_is_left_alone():
     v, x, y = pt.dvector("v"), pt.dvector("x"), pt.dvector("y")
     g = check_lift([v, x, y], [pt.ive(v, x) * pt.exp(pt.abs(y))], [ORDERS, ARGS[:5], ARGS[5:]])
     assert {"Ive", "Exp", "Abs"} <= set(ops(g)) and "Iv" not in ops(g)
+
+
+def test_log_of_sigmoid_is_minus_softplus_of_minus_x():
+    """log(sigmoid(x)) as PyTensor's rewrites make it, -softplus(-x): -745 at x = -745 (the log of
+    sigmoid's 5e-324 was -744.44; float32 gave -inf from x = -104 on)."""
+    import pytensor
+
+    from tests.lifting.helpers import no_c_compiler, rewriting_reference
+
+    args = np.array([-745.0, -1e300, -104.0, -40.0, -0.0, 0.0, 40.0, 745.0, np.inf, -np.inf, np.nan])
+    for dtype in ("float64", "float32"):
+        x = pt.vector("x", dtype=dtype)
+        g = lifted([x], [pt.log(pt.sigmoid(x))])
+        assert ops(g) == ["Neg", "Softplus", "Neg"]
+        values = args.astype(dtype)
+        [got] = ir.interpret(g, values)
+        with no_c_compiler():
+            expected = pytensor.function([x], pt.log(pt.sigmoid(x)), mode=rewriting_reference())(values)
+        assert_same(got, expected)
+        assert got[0] == -745.0 and got[2] == -104.0
+
+
+def test_a_sigmoid_with_another_user_stays():
+    x = pt.dvector("x")
+    s = pt.sigmoid(x)
+    g = lifted([x], [pt.log(s), s])
+    assert sorted(ops(g)) == ["Neg", "Neg", "Sigmoid", "Softplus"]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from ptonnx import ir
 from ptonnx.ir import Builder, Graph, TensorType, Value
 from ptonnx.ir.ops import fused as _fused  # noqa: F401  (registers FusedConv)
+from ptonnx.passes.decompose import decompose
 from ptonnx.passes.fuse_conv_bn_silu import FuseConvBnSilu
 
 TOL = {"float32": dict(rtol=2e-5, atol=2e-5), "float64": dict(rtol=1e-10, atol=1e-10)}
@@ -19,7 +20,7 @@ def conv_graph(
     dtype="float32", c_in=4, c_out=6, k=3, group=1, bias=True, act="silu", eps=1e-3, stride=1,
     const_weight=True, const_stats=True, extra_user=None, seed=0,
 ):
-    """x -> Conv -> BatchNorm -> activation ("silu", "mul_sigmoid" or None)."""
+    """x -> Conv -> BatchNorm -> activation ("silu", "mul_sigmoid" or None), decomposed."""
     rng = np.random.default_rng(seed)
     g = Graph("conv")
     x = g.add_input(TensorType(dtype, (1, c_in, 7, 7)), "x")
@@ -48,6 +49,7 @@ def conv_graph(
             outputs.append(bld.op("Neg", s))
         y = bld.op("Mul", y, s, name="act")
     g.set_outputs([y] + outputs)
+    decompose(g)  # as compile does before any pass: the pass sees the sigmoid's formula
     arrays = [rng.normal(size=(1, c_in, 7, 7)).astype(dtype)]
     if not const_weight:
         arrays.append(w_arr)
@@ -116,6 +118,7 @@ def test_conv_then_silu_without_batch_norm_fuses():
     b = Builder(g)
     c = b.op("Conv", x, w, Value.constant(np.zeros(3, np.float32)))
     g.set_outputs([b.op("Mul", b.op("Sigmoid", c), c)])
+    decompose(g)
     fuse(g)
     assert g.op_counts() == {"FusedConv": 1} and g.nodes[0].inputs[1] is w
 
@@ -125,7 +128,9 @@ def test_conv_then_silu_without_batch_norm_fuses():
     [
         ("conv", {"Conv": 1, "Neg": 1, "BatchNorm": 1, "SiLU": 1}),
         ("bn", {"FusedConv": 1, "Neg": 1, "SiLU": 1}),
-        ("sigmoid", {"FusedConv": 1, "Sigmoid": 1, "Neg": 1, "Mul": 1}),
+        # the decomposed sigmoid stays whole: exp(-|x|) t, r = 1 / (1 + t), x >= 0 ? r : t r; its user Neg; the Mul
+        ("sigmoid", {"FusedConv": 1, "Abs": 1, "Neg": 2, "Exp": 1, "Add": 1, "Reciprocal": 1, "GreaterOrEqual": 1,
+                     "Mul": 2, "Select": 1}),
     ],
 )
 def test_an_intermediate_with_a_second_user_is_not_fused_away(extra_user, expect):
@@ -183,3 +188,27 @@ def test_every_fused_op_is_made_by_the_pass():
     fuse(g)
     assert set(g.op_counts()) == set(REACHED_BY) == {name for name, s in ir.all_schemas().items() if s.family == "fused"}
     assert all(callable(globals().get(test)) for tests in REACHED_BY.values() for test in tests)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_the_decomposed_sigmoid_is_recognised_in_every_dtype(dtype):
+    """float16's sigmoid is computed in float32 (Casts around the formula): x * sigmoid(x) is SiLU still;
+    y * sigmoid(x) is not, nor is a formula with one constant changed (1 / (t + 2))."""
+    g = Graph()
+    x, y = (g.add_input(TensorType(dtype, (2, 3)), n) for n in "xy")
+    b = Builder(g)
+    g.set_outputs([b.op("Mul", x, b.op("Sigmoid", x)), b.op("Mul", y, b.op("Sigmoid", x))])
+    decompose(g)
+    fuse(g)
+    assert g.outputs[0].producer.op == "SiLU" and g.outputs[1].producer.op == "Mul"
+    assert g.op_counts()["SiLU"] == 1 and g.op_counts()["Select"] == 1  # the other sigmoid is kept whole
+
+    other = Graph()
+    x = other.add_input(TensorType(dtype, (2, 3)), "x")
+    b = Builder(other)
+    t = b.op("Exp", b.op("Neg", b.op("Abs", x)))
+    r = b.op("Reciprocal", b.op("Add", t, Value.constant(np.asarray(2.0, dtype))))
+    s = b.op("Select", b.op("GreaterOrEqual", x, Value.constant(np.asarray(0.0, dtype))), r, b.op("Mul", t, r))
+    other.set_outputs([b.op("Mul", x, s)])
+    fuse(other)
+    assert "SiLU" not in other.op_counts()

@@ -3,9 +3,9 @@
 ONNX has no Log1p or Expm1 and its Softplus overflows. These are written for
 every float dtype and computed in the one the legality table gives the node (float32
 Log1p, Expm1 and Softplus in float64; float16 in float32), with no intermediate that
-overflows where the result is finite. (Sigmoid is still an emitter,
-`lowering/exp_log.py`: the Conv+BatchNorm+SiLU fusion, a pass that runs after
-decomposition, matches `x * Sigmoid(x)`.)
+overflows where the result is finite. Sigmoid is decomposed here too; the Conv+BatchNorm+SiLU
+fusion (a pass after decomposition) recognises `x * sigmoid(x)` in this decomposed form
+(`passes/decomposed.py`).
 """
 
 from __future__ import annotations
@@ -59,6 +59,19 @@ def softplus(x: Ex) -> Ex:
     result = where(x < 33.3, x + exp(-x), x)
     result = where(x < 18.0, log1p(e), result)
     return where(x < -37.0, e, result)
+
+
+@decomposes("Sigmoid", any_float=True)
+@unary
+def sigmoid(x: Ex) -> Ex:
+    """1 / (1 + t) for x >= 0 and t / (1 + t) below, with t = exp(-|x|) <= 1: never an overflow,
+    and no flushed tail (sigmoid(x) = exp(x) far left, down to the subnormals: sigmoid(-745) is
+    5e-324). onnxruntime's Sigmoid kernel is only absolutely accurate for negative x (float32
+    sigmoid(-20) is 0, not 2.06e-9); the IR's SiLU keeps it (`lowering/nn.py`). Computed in
+    the node's dtype (float16 in float32): within 2 ulp."""
+    t = exp(-abs(x))
+    r = (t + 1.0).op("Reciprocal")
+    return where(x >= 0.0, r, t * r)
 
 
 @decomposes("Exp2", any_float=True)

@@ -97,7 +97,7 @@ def erfcx(x: Ex) -> Ex:
     return where(x >= 1.0, large, exp_square(x, 1.0) * below)
 
 
-#: onnxruntime's Erf below float64 (within 2 ulp, lowering/exp_log.py); Cephes' in float64, which it lacks
+#: onnxruntime's Erf below float64 (within 2 ulp); Cephes' in float64, which it lacks
 decomposes("Erf", widen=False)(unary(erf))
 decomposes("Erfc")(unary(erfc))
 decomposes("Erfcx")(unary(erfcx))

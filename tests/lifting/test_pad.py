@@ -17,17 +17,6 @@ from tests.lifting.helpers import check_lift, lifted, no_c_compiler, ops, raises
 M = np.arange(12.0).reshape(3, 4) - 5.5
 M[0, 0], M[1, 1], M[2, 3] = np.nan, -0.0, np.inf
 
-#: where PyTensor's own Pad graph has a bug the IR does not copy (checked against NumPy instead)
-PYTENSOR_BUGS = {
-    "reflect pad of an axis of size 1": (
-        "np.pad(x, ((2, 2), (0, 1)), 'reflect') of a (1, 4) x is (5, 5), every row x's; PyTensor 3's Pad gives a "
-        "(1, 5) array (the size-1 axis is not padded), PyTensor 2.38 (FAST_RUN) raises ZeroDivisionError"),
-    "mirror pad of an empty array along its other axis": (
-        "np.pad of a (0, 4) x by ((0, 0), (1, 1)) is a (0, 6) array, as the IR gives; PyTensor's Pad graph raises "
-        "ValueError 'cannot reshape array of size 0 into shape (0,newaxis)'"),
-}
-
-
 @pytest.fixture(autouse=True)
 def _no_c_compiler():
     """Building a Pad graph constant-folds with C ops (3 C modules on a fresh machine): without C here."""
@@ -60,7 +49,7 @@ def test_what_pytensor_gets_wrong_is_padded_as_numpy(mode):
                               (M[:, :1], [[2, 2], [0, 1]], "reflect pad of an axis of size 1"),
                               (np.zeros((0, 4)), [[0, 0], [1, 1]], "mirror pad of an empty array along its other axis")]:
         [got] = ir.interpret(g, data, np.array(widths))
-        assert_same(got, np.pad(data, widths, mode=mode), PYTENSOR_BUGS[bug])
+        assert_same(got, np.pad(data, widths, mode=mode), f"{bug}: docs/numerics.md, Where PyTensor is wrong")
 
 
 def test_a_pad_width_for_every_axis_at_once():

@@ -30,21 +30,13 @@ def _min(x, axis=None):
 
 REDUCERS = {"Sum": pt.sum, "Prod": pt.prod, "Max": pt.max, "Min": _min, "All": pt.all, "Any": pt.any}
 
-#: where PyTensor's Python `perform` (the reference here) departs from its own C code; the IR
-#: follows the C code
-PYTHON_PERFORM_DEPARTS = {
-    "sum over no axes of -0.0": "CAReduce.perform calls np.add.reduce(x, axis=()), which gives +0.0 for -0.0; "
-                                "the C code returns x unchanged (-0.0), as the IR does",
-}
-
-
 @pytest.mark.parametrize("axis", [None, 0, (0, 2), -1, ()])
 @pytest.mark.parametrize("name", sorted(REDUCERS))
 def test_float_reductions(name, axis):
     x = pt.dtensor3("x")
     y = REDUCERS[name](x, axis=axis)
     values = [CUBE, FINITE, np.full((2, 3, 4), -0.0)]
-    if name == "Sum" and axis == ():  # PYTHON_PERFORM_DEPARTS["sum over no axes of -0.0"]
+    if name == "Sum" and axis == ():  # CAReduce.perform gives +0.0 for -0.0 (docs/numerics.md, Where PyTensor is wrong)
         values = [v + 0.0 for v in values]
     g = check_lift([x], [y], *([v] for v in values), *([e] for e in EMPTY))
     expected = {"Sum": "ReduceSum", "Prod": "ReduceProd", "Max": "ReduceMax", "Min": "ReduceMin", "All": "ReduceAll",
@@ -128,4 +120,4 @@ def test_argmax_of_an_empty_axis_fails_as_pytensor():
 def test_a_sum_over_no_axes_is_its_input_as_pytensors_c_code():
     x = pt.dvector("x")
     g = lifted([x], [pt.sum(x, axis=())])
-    assert g.outputs[0] is g.inputs[0], PYTHON_PERFORM_DEPARTS["sum over no axes of -0.0"]
+    assert g.outputs[0] is g.inputs[0], "CAReduce.perform's +0.0: docs/numerics.md, Where PyTensor is wrong"

@@ -59,19 +59,11 @@ def test_alloc_of_a_scalar_and_of_a_static_1():
     assert "Check" in ops(g)  # n >= 0
 
 
-#: where PyTensor's Python `perform` (the reference here) departs from its own C code; the IR
-#: follows the C code, and these cases are checked against it instead
-PYTHON_PERFORM_DEPARTS = {
-    "alloc of a run-time -0.0": "Alloc.perform fills a new buffer with np.zeros when `v.item() == 0`, so -0.0 "
-                                "becomes +0.0; Alloc's C code (and FAST_RUN) copies -0.0",
-}
-
-
 def test_alloc_keeps_a_run_time_negative_zero_as_pytensors_c_code():
     s, n = pt.fscalar("s"), pt.lscalar("n")
     g = check_lift([s, n], [pt.alloc(s, n, 2)], [np.float32(1.0), np.int64(3)])
     [got] = ir.interpret(g, np.float32(-0.0), np.int64(3))
-    assert_same(got, np.full((3, 2), -0.0, np.float32), PYTHON_PERFORM_DEPARTS["alloc of a run-time -0.0"])
+    assert_same(got, np.full((3, 2), -0.0, np.float32), "Alloc.perform's +0.0: docs/numerics.md, Where PyTensor is wrong")
 
 
 def test_alloc_empty_has_the_shape_and_dtype():

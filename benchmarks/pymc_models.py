@@ -103,8 +103,8 @@ def _calls_per_round(call, budget: float = 0.05) -> int:
 
 #: models whose n is not a count of observations: timed up to these sizes (the GP's n is the size of
 #: its covariance matrix, 10,000 would be a 10,000 x 10,000 Cholesky; the bivariate Kalman filter's
-#: n is its number of sequential scan steps)
-LARGEST = {"gp_marginal": 100, "kalman_bivariate": 100}
+#: n is its number of sequential scan steps, as the state-space models')
+LARGEST = {"gp_marginal": 100, "kalman_bivariate": 100, "level_trend_measurement_error": 100, "sarimax_arma11": 100}
 
 
 def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:

@@ -71,10 +71,10 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
             ctx.values[dummy] = v
         lift_applies(ctx, [core_node])
         return [ctx.cast(ctx.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs, strict=True)]
-    padded = []
-    for v, c in zip(values, core_ndims, strict=True):
+    padded = []  # a batch dim PyTensor's type says is 1 broadcasts, whatever the IR's type knows
+    for var, v, c in zip(node.inputs, values, core_ndims, strict=True):
         own = v.type.ndim - c
-        padded.append([ctx.ints(1)] * (batch_ndim - own) + [ctx.dim(v, a) for a in range(own)])
+        padded.append([ctx.ints(1)] * (batch_ndim - own) + [ctx.ints(1) if var.type.shape[a] == 1 else ctx.dim(v, a) for a in range(own)])
     batch = batch_shape(ctx, padded)
     count = ctx.product(batch)
     flat = []

@@ -343,20 +343,19 @@ def _shape_root(value: Value) -> Value:
 
 
 def _no_runtime_broadcast(ctx, node, inputs: list[Value]) -> list[Value]:
-    """PyTensor refuses to broadcast a dim whose static size is not 1: where inputs' sizes
-    on an axis are not known to agree (static and equal, one symbolic name, or one shape
-    by construction: `x * sigmoid(x)`), a Check makes them equal at run time (PyTensor's
-    ValueError), as its C and Python code do."""
-    ndim = max((v.type.ndim for v in inputs), default=0)
+    """PyTensor broadcasts only a dim its type says is 1 (`broadcastable`: the PyTensor type
+    decides, which may know more than the IR's, e.g. of a Loop's stacked values, or less).
+    Where the other inputs' sizes on an axis are not known to agree (static and equal, one
+    symbolic name, or one shape by construction: `x * sigmoid(x)`), a Check makes them equal
+    at run time (PyTensor's ValueError), as its C and Python code do."""
     conds = []
-    for axis in range(ndim):
-        dims = [(v, v.type.ndim - ndim + axis) for v in inputs if v.type.ndim - ndim + axis >= 0]
-        sizes = [(v, a) for v, a in dims if v.shape[a] != 1]
-        known = {v.shape[a] for v, a in sizes}
-        if len(sizes) < 2 or (len(known) == 1 and None not in known) or len({_shape_root(v) for v, _ in sizes}) == 1:
+    for axis in range(node.outputs[0].type.ndim):
+        sizes = [(var, v) for var, v in zip(node.inputs, inputs, strict=True) if not var.type.broadcastable[axis]]
+        known = {v.shape[axis] if var.type.shape[axis] is None else var.type.shape[axis] for var, v in sizes}
+        if len(sizes) < 2 or (len(known) == 1 and None not in known) or len({_shape_root(v) for _, v in sizes}) == 1:
             continue
-        first = ctx.dim(sizes[0][0], sizes[0][1])
-        conds += [ctx.op("Equal", first, ctx.dim(v, a)) for v, a in sizes[1:]]
+        first = ctx.dim(sizes[0][1], axis)
+        conds += [ctx.op("Equal", first, ctx.dim(v, axis)) for _, v in sizes[1:]]
     if not conds:
         return inputs
     names = ", ".join(str(v) for v in node.inputs)

@@ -93,7 +93,7 @@ def _inputs(ctx, node, what: str, numpy_eigh: bool = False) -> list[Value]:
         if not (isinstance(a.shape[-1], int) and a.shape[-1] == b.shape[-1]):
             ok = ctx.op("Equal", ctx.dim(a, a.type.ndim - 1), ctx.dim(b, b.type.ndim - 1))
             b = check(ctx, b, [ok], f"{what}: a and b have different sizes", ValueError)
-        values = same_batch(ctx, [a, b], [2, 2])
+        values = same_batch(ctx, [a, b], [2, 2], node.inputs[:2])
     return values
 
 

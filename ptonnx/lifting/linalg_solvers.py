@@ -48,14 +48,16 @@ def square(ctx, a: Value, what: str) -> Value:
     return check(ctx, a, [ok], f"{what}: the matrix is expected to be square", ValueError)
 
 
-def same_batch(ctx, values: list[Value], core_ndims: list[int]) -> list[Value]:
+def same_batch(ctx, values: list[Value], core_ndims: list[int], variables) -> list[Value]:
     """Inputs whose batch sizes may differ at run time broadcast to one batch shape, checked as
-    Blockwise checks them (only a size known to be 1 broadcasts)."""
+    Blockwise checks them: only a size the PyTensor type of `variables` (the node's inputs the
+    values are) says is 1 broadcasts, whatever the IR's type knows."""
     own = [v.type.ndim - c for v, c in zip(values, core_ndims, strict=True)]
     width = max(own)
     if sum(o > 0 for o in own) < 2 or all(all(isinstance(d, int) for d in v.shape[:o]) for v, o in zip(values, own, strict=True)):
         return values  # static batch sizes: PyTensor's type already checked them
-    padded = [[ctx.ints(1)] * (width - o) + [ctx.dim(v, k) for k in range(o)] for v, o in zip(values, own, strict=True)]
+    padded = [[ctx.ints(1)] * (width - o) + [ctx.ints(1) if var.type.shape[k] == 1 else ctx.dim(v, k) for k in range(o)]
+              for var, v, o in zip(variables, values, own, strict=True)]
     batch = ctx.pack(batch_shape(ctx, padded))
     return [ctx.op("Expand", v, ctx.op("Concat", batch, ctx.shape_of(v, o), axis=0)) for v, o in zip(values, own, strict=True)]
 
@@ -80,7 +82,7 @@ def matrix_and_rhs(ctx, node, what: str) -> tuple[Value, Value]:
     op, out = core_op(node), node.outputs[0]
     a, b = (ctx.cast(ctx.value(v), out.type.dtype) for v in node.inputs)
     a = square(ctx, a, what)
-    a, b = same_batch(ctx, [a, b], [2, op.b_ndim])
+    a, b = same_batch(ctx, [a, b], [2, op.b_ndim], node.inputs)
     rows = b.type.ndim - op.b_ndim
     if not (isinstance(a.shape[-1], int) and a.shape[-1] == b.shape[rows]):
         ok = ctx.op("Equal", ctx.dim(a, a.type.ndim - 1), ctx.dim(b, rows))

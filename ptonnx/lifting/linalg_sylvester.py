@@ -29,7 +29,7 @@ def lift_solve_sylvester(ctx, node):
     out = node.outputs[0]
     a, b, c = (ctx.cast(ctx.value(v), out.type.dtype) for v in node.inputs)
     a, b = square(ctx, a, "SolveSylvester"), square(ctx, b, "SolveSylvester")
-    a, b, c = same_batch(ctx, [a, b, c], [2, 2, 2])
+    a, b, c = same_batch(ctx, [a, b, c], [2, 2, 2], node.inputs)
     r = c.type.ndim
     conds = []
     for own, axis, other in ((a, a.type.ndim - 1, r - 2), (b, b.type.ndim - 1, r - 1)):

@@ -40,6 +40,15 @@ def test_a_batch_dim_known_to_be_1_broadcasts():
     check_lift([row, idx], [_pick()(row, idx)], [X[:1], np.array([0, 1, 3, -4])], [X[:1], np.array([4])])
 
 
+def test_a_batch_dim_pytensor_types_as_1_broadcasts_where_the_ir_does_not_know_it():
+    """`alloc(v, max([0, 1]), 4)`: PyTensor types it (1, 4), the IR (?, 4); PyTensor's type decides."""
+    v, idx = pt.dvector("v"), pt.lvector("i")
+    row = pt.alloc(v, pt.max(pt.as_tensor(np.array([0, 1]))), 4)
+    assert row.type.shape == (1, 4)
+    g = check_lift([v, idx], [_pick()(row, idx)], [X[0], np.array([0, 1, 3])])
+    assert not [n for n in g if n.op == "Check" and "batch dimension" in n.attrs["message"]]
+
+
 def test_several_batch_dims_and_outputs():
     cube, idx = pt.dtensor3("cube"), pt.lmatrix("i")
     tail, head = pt.vectorize(lambda v, k: (v[k:] * 2, v[:k].sum()), signature="(n),()->(m),()")(cube, idx)

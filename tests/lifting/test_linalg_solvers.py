@@ -43,6 +43,14 @@ def test_solve_triangular_checks_rows_and_broadcasts_batches():
     assert "Expand" in ops(g)  # two batched operands of unknown batch sizes: broadcast as Blockwise checks them
 
 
+def test_a_batch_dim_pytensor_types_as_1_broadcasts_where_the_ir_does_not_know_it():
+    """`alloc(m, max([0, 1]), 3, 3)`: PyTensor types it (1, 3, 3), the IR (?, 3, 3); PyTensor's type decides."""
+    m, b = pt.dmatrix("m"), pt.dmatrix("b")
+    a = pt.alloc(m, pt.max(pt.as_tensor(np.array([0, 1]))), 3, 3)
+    assert a.type.shape == (1, 3, 3)
+    check_lift([m, b], [pt.linalg.solve(a, b, b_ndim=1)], [_spd(3), np.arange(6.0).reshape(2, 3)])
+
+
 @pytest.mark.parametrize("build", [lambda x: pt.linalg.eig(x)[0], lambda x: pt.linalg.schur(x, output="complex")[0],
                                    lambda x: pt.linalg.qz(x, x)[0]])
 def test_complex_results_are_refused_by_name(build):

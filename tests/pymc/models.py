@@ -8,6 +8,8 @@ import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 
+from tests.pymc.statespace_models import level_trend_measurement_error, sarimax_arma11
+
 
 def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
@@ -357,7 +359,7 @@ MODELS = {
         linear_regression, robust_regression, logistic_regression, poisson_regression, negative_binomial,
         hierarchical, eight_schools, mixture, dirichlet_categorical, ordered_logistic, time_series,
         zero_inflated, potential_lognormal, scan_custom_dist, kalman_local_trend, censored_regression, bg_nbd,
-        gp_marginal, lkj_mvnormal, kalman_bivariate,
+        gp_marginal, lkj_mvnormal, kalman_bivariate, level_trend_measurement_error, sarimax_arma11,
     )
 }
 

@@ -17,7 +17,7 @@ import ptonnx.pymc  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 #: models whose log-density has a Scan: the batched form refuses them
-INNER_GRAPHS = {"scan_custom_dist", "kalman_local_trend", "kalman_bivariate"}
+INNER_GRAPHS = {"scan_custom_dist", "kalman_local_trend", "kalman_bivariate", "level_trend_measurement_error", "sarimax_arma11"}
 
 #: the unbatched form is the model's logp-and-gradient graph (which tests/pymc/test_models.py runs
 #: for every model) behind a flat layout: these cover the layouts (vectors, a simplex, ordered and

@@ -3,7 +3,7 @@ ReduceMin, ReduceAll, ReduceAny over `axes`, and ArgMax along one axis.
 
 The result has the input's dtype (PyTensor's `dtype`/`acc_dtype` are Casts made
 at lifting). NaN propagates through Max/Min and ArgMax points at the first NaN,
-as in NumPy. Max, Min and ArgMax of an empty slice are errors in NumPy; lifting
+as in NumPy. A reduction over no axes is its input (as PyTensor's). Max, Min and ArgMax of an empty slice are errors in NumPy; lifting
 guards them with a `Check`. Axes are sorted, distinct and non-negative: they
 decide the result's rank, so they are attributes (see `ptonnx.ir.schema`).
 """
@@ -35,6 +35,8 @@ def _reduction(op: str, ufunc):
         return [x.with_shape(reduced_shape(op, x, a["axes"], a["keepdims"]))]
 
     def semantics(x, axes, keepdims):
+        if not axes:  # the input itself (NumPy's add.reduce over no axes adds 0: -0.0 would become +0.0)
+            return np.array(x, copy=True)
         with np.errstate(all="ignore"):
             return np.asarray(ufunc.reduce(x, axis=axes, keepdims=keepdims), dtype=x.dtype)
 

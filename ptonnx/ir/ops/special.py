@@ -7,6 +7,7 @@ constant folding computes the formula the model runs.
 
 from __future__ import annotations
 
+from ptonnx.ir.ops import special_fixes
 from ptonnx.ir.ops.elementwise import (
     BINARY,
     UNARY,
@@ -76,7 +77,7 @@ declare("BetaInc", semantics=_scipy("betainc"), inputs=("T", "T", "T"), output="
         doc="I_c(a, b): the regularized incomplete beta function (a, b >= 0, 0 <= c <= 1)")
 declare("BetaIncInv", semantics=_scipy("betaincinv"), inputs=("T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="the x with I_x(a, b) = c: the inverse of BetaInc in x (a, b > 0, 0 <= c <= 1)")
-declare("Hyp2F1", semantics=_scipy("hyp2f1"), inputs=("T", "T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
+declare("Hyp2F1", semantics=special_fixes.hyp2f1, inputs=("T", "T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="2F1(a, b; c; d): the Gauss hypergeometric function")
 
 #: polygamma's order is an integer (PyTensor requires a discrete dtype; bool counts as 0/1)

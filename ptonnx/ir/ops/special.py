@@ -57,9 +57,9 @@ declare("J0", semantics=_scipy("j0"), inputs=UNARY, output="T", dtypes=FLOAT_DTY
         doc="Bessel function of the first kind, order 0")
 declare("J1", semantics=_scipy("j1"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="Bessel function of the first kind, order 1")
-declare("Ive", semantics=_scipy("ive"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+declare("Ive", semantics=special_fixes.ive, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="exp(-|b|) I_a(b): the scaled modified Bessel function of the first kind of real order a")
-declare("Iv", semantics=_scipy("iv"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+declare("Iv", semantics=special_fixes.iv, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="I_a(b): the modified Bessel function of the first kind of real order a (finite up to 713.98)")
 declare("Jv", semantics=_scipy("jv"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="J_a(b): the Bessel function of the first kind of order a (lowered for integer orders |a| <= 100)")

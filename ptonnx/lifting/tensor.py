@@ -209,11 +209,26 @@ def lift_log_softmax(ctx, node):
     return [ctx.op("Sub", shifted, ctx.op("Log", total), name=out.name)]
 
 
+def lift_symbolic_log_softmax(ctx, node):
+    """pytensor 3's LogSoftmax (an OpFromGraph): x - m - log(sum(exp(x - m))), m the max over the
+    axes, with no empty-slice check (an empty axis gives an empty result, as in PyTensor's default
+    mode). Over static one-element axes its rewrites give -0.0 (x - max(x) is 0, and the result
+    -log(1)), for inf and NaN too: that is kept."""
+    (var,), out = node.inputs, node.outputs[0]
+    x = ctx.cast(ctx.value(var), out.type.dtype)
+    axes = tuple(range(x.type.ndim)) if node.op.axis is None else tuple(sorted(a % x.type.ndim for a in node.op.axis))
+    if all(var.type.shape[a] == 1 for a in axes):
+        minus_zero = Value.constant(np.array(-0.0, out.type.dtype))
+        return [ctx.op("Expand", minus_zero, ctx.shape_of(x), name=out.name)]
+    shifted = ctx.op("Sub", x, ctx.op("ReduceMax", x, axes=axes, keepdims=True))
+    total = ctx.op("ReduceSum", ctx.op("Exp", shifted), axes=axes, keepdims=True)
+    return [ctx.op("Sub", shifted, ctx.op("Log", total), name=out.name)]
+
+
 try:
     from pytensor.tensor.special import LogSoftmax
 
-    if not issubclass(LogSoftmax, OpFromGraph):
-        lifts(LogSoftmax)(lift_log_softmax)
+    lifts(LogSoftmax)(lift_symbolic_log_softmax if issubclass(LogSoftmax, OpFromGraph) else lift_log_softmax)
 except ImportError:  # a PyTensor without LogSoftmax
     pass
 

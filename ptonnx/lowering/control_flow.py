@@ -5,9 +5,11 @@ whole model, its constants become initializers the body reads from the outer sco
 and a body input that is an outer value (a Loop's invariants, every input of an If)
 is simply bound to that value's outer name, since ONNX bodies see the outer scope.
 
-A Loop's per-trip outputs are declared by rank alone: onnxruntime gives a Loop that ran
-no trip per-trip outputs shaped (0, <declared sizes, 0 where unknown>), without a
-declared rank a wrong rank 1; (0, 0, ...) is what PyTensor's Scan gives there too.
+A Loop that runs no trip gives its per-trip outputs shaped (0, *per-trip sizes), as
+PyTensor's Scan does (`per_trip_shape`): onnxruntime gives (0, <declared sizes, 0 where
+unknown>), so the body declares its per-trip outputs' static sizes, and a symbolic size
+that names an outer value's dim is restored after the Loop by a Reshape to (rows, *sizes)
+(3 nodes and a Shape per such dim; none when every size is static).
 """
 
 from __future__ import annotations
@@ -47,13 +49,35 @@ def emit_loop(ctx, node, inputs):
     trip, cond_in = ctx.unique("trip"), ctx.unique("cond_in")
     carried_in = [ctx.unique(f"{v.name or 'carried'}_in") for v in body.inputs[1 : 1 + n_carried]]
     nodes, outs = lower_body(ctx, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out")
-    return build_loop(
+    results = build_loop(
         ctx, nodes, body.name, trip, cond_in,
         [_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried], strict=True)],
-        # per-trip values by rank only: no trip gives (0, 0, ...), as the type rule says
-        [_info(n, v, sizes=k <= n_carried) for k, (n, v) in enumerate(zip(outs, body.outputs, strict=True))],
+        [_info(n, v) for n, v in zip(outs, body.outputs, strict=True)],
         [trip_count, cond, *carried],
     )
+    return results[:n_carried] + [_sized(ctx, body, args, r, v) for r, v in zip(results[n_carried:], body.outputs[1 + n_carried:], strict=True)]
+
+
+def _sized(ctx, body, args: list[str], stacked: str, value) -> str:
+    """`stacked` reshaped to (rows, *the per-trip sizes) where a size is a symbol an outer value's
+    dim gives: its rows are 0 when no trip ran, where onnxruntime would give 0 for that size."""
+    outer = {}
+    for inner, name in zip(body.inputs[1:], args, strict=True):
+        for k, d in enumerate(inner.shape):
+            if isinstance(d, str):
+                outer.setdefault(d, (name, k))
+    if not any(isinstance(d, str) and d in outer for d in value.shape):
+        return stacked
+    sizes = [ctx.emit1("Shape", [stacked], start=0, end=1)]
+    for k, d in enumerate(value.shape):
+        if isinstance(d, str) and d in outer:
+            name, axis = outer[d]
+            sizes.append(ctx.emit1("Shape", [name], start=axis, end=axis + 1))
+        elif isinstance(d, int):
+            sizes.append(ctx.ints([d]))
+        else:
+            sizes.append(ctx.emit1("Shape", [stacked], start=k + 1, end=k + 2))
+    return ctx.emit1("Reshape", [stacked, ctx.emit1("Concat", sizes, axis=0)], allowzero=1)
 
 
 def emit_if(ctx, node, inputs):

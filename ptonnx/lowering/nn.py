@@ -8,7 +8,11 @@ the checker. The ceil-mode overhang becomes explicit end padding instead
 `count_include_pad=1` the zero padding is made real with a `Pad` so the
 overhang is not counted). Unknown sizes keep `ceil_mode=1`, which onnxruntime
 runs with PyTorch's rule. float64 ops onnxruntime cannot run are refused
-(see `ptonnx.lowering.float64`).
+(see `ptonnx.lowering.float64`). MaxPool and GlobalMaxPool propagate NaN as
+NumPy and PyTorch do (onnxruntime's kernels skip it): the pooled NaN mask picks it;
+max pooling's padding with static sizes is an explicit -inf Pad (onnxruntime pads
+with the lowest finite value, so a window of -inf and padding gave -3.4e38; with
+unknown sizes it still does: ceil mode needs the implicit padding).
 """
 
 from __future__ import annotations
@@ -46,9 +50,21 @@ def emit_batch_norm(ctx, node, inputs):
     return ctx.emit("BatchNormalization", inputs, epsilon=attrs_of(node)["epsilon"])
 
 
+def _nan_through(ctx, op: str, x: str, dtype: str, pooled: str, **attrs) -> list[str]:
+    """onnxruntime's MaxPool and GlobalMaxPool skip NaN (a window's NaN comes out in some positions
+    only); NumPy's and PyTorch's max propagates it: the NaN mask pooled alike picks NaN (5 nodes)."""
+    zero = ctx.scalar(0, dtype)
+    mask = ctx.emit1("Where", [ctx.emit1("IsNaN", [x]), ctx.scalar(1, dtype), zero])  # no Cast: float64 stays
+    nan = ctx.emit1("Greater", [ctx.emit1(op, [mask], **attrs), zero])
+    return ctx.emit("Where", [nan, ctx.scalar(np.nan, dtype), pooled])
+
+
 @emits("GlobalAveragePool", "GlobalMaxPool")
 def emit_global_pool(ctx, node, inputs):
-    return ctx.emit(node.op, inputs)
+    (pooled,) = ctx.emit(node.op, inputs)
+    if node.op == "GlobalAveragePool":
+        return [pooled]
+    return _nan_through(ctx, node.op, inputs[0], node.inputs[0].dtype, pooled)
 
 
 def _overhang(node) -> tuple[int, int] | None:
@@ -86,7 +102,13 @@ def emit_pool(ctx, node, inputs):
     attrs["pads"] = pads
     if average:
         attrs["count_include_pad"] = int(include_pad)
-    return ctx.emit(node.op, [x], **attrs)
+        return ctx.emit(node.op, [x], **attrs)
+    if extra is not None and any(pads):  # onnxruntime's implicit padding is the lowest finite value: an all -inf window gave it
+        at = [0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]]
+        x = ctx.emit1("Pad", [x, ctx.const(np.array(at, np.int64), "pads"), ctx.scalar(-np.inf, node.inputs[0].dtype)])
+        attrs["pads"] = [0, 0, 0, 0]
+    (pooled,) = ctx.emit(node.op, [x], **attrs)
+    return _nan_through(ctx, node.op, x, node.inputs[0].dtype, pooled, **attrs)
 
 
 @emits("Resize")

@@ -9,7 +9,8 @@
 - uint64 has no Max/Min/ArgMax kernel: flipping the top bit maps its order onto int64's.
 - bool has no ReduceMin/ReduceMax at opset 18: All/Any reduce uint8.
 Axes are an int64 input (opset 18); an empty axes list never reaches ONNX, where it
-would mean "all axes" (lifting turns a reduction over no axes into its input).
+would mean "all axes": a reduction over no axes is its input (an Identity; lifting
+already turns PyTensor's into its input, but the IR op's default is axes=()).
 """
 
 from __future__ import annotations
@@ -93,7 +94,18 @@ def _int_prod(ctx, node, x: str) -> list[str]:
     return _finish(ctx, node, rows, kept_shape)
 
 
+def _over_no_axes(emit):
+    """A reduction over no axes is its input, -0.0 and NaN included."""
+    def emitter(ctx, node, inputs):
+        if not node.attrs["axes"]:
+            return ctx.emit("Identity", list(inputs))
+        return emit(ctx, node, inputs)
+    emitter.__doc__, emitter.__name__ = emit.__doc__, emit.__name__
+    return emitter
+
+
 @emits("ReduceSum", "ReduceProd")
+@_over_no_axes
 def emit_sum_prod(ctx, node, inputs):
     (x,) = inputs
     if node.inputs[0].dtype in INT_DTYPES:  # int64 here
@@ -118,6 +130,7 @@ def _has_nan(ctx, x: str, axes, keepdims: bool) -> tuple[str, str]:
 
 
 @emits("ReduceMax", "ReduceMin")
+@_over_no_axes
 def emit_max_min(ctx, node, inputs):
     (x,) = inputs
     dtype, axes, keepdims = node.inputs[0].dtype, node.attrs["axes"], node.attrs["keepdims"]
@@ -131,6 +144,7 @@ def emit_max_min(ctx, node, inputs):
 
 
 @emits("ReduceAll", "ReduceAny")
+@_over_no_axes
 def emit_all_any(ctx, node, inputs):
     """Over uint8: ReduceMin of an empty slice is 255 (all: True), ReduceMax 0 (any: False)."""
     as_uint8 = ctx.emit1("Cast", inputs, to=TensorProto.UINT8)

@@ -8,21 +8,14 @@ import numpy as np
 import pytensor.tensor as pt
 import scipy.special
 
+import ptonnx
 from ptonnx import ir
-from ptonnx.testing import assert_same
+from ptonnx.testing import assert_matches, assert_same
 from tests.lifting.helpers import check_lift, lifted, ops
 
 ORDERS = np.array([0.0, 0.5, 1.0, 2.5, 23.0])
 ARGS = np.array([0.0, -0.0, 1e-300, 1.0, -2.5, 30.0, 700.0, -700.0, np.inf, np.nan])
-
-#: cases where `interpret` of the lifted IR gives another number than PyTensor (reported bugs), left
-#: out of the comparisons until fixed
-LEFT_OUT = {
-    "iv(v, x) of a subnormal x (5e-324; 2.2e-308 at v >= 1)": (
-        "the IR's Iv semantics is scipy.special.iv, NaN there (iv(0, 5e-324) is NaN); PyTensor 3 (ive * exp) gives "
-        "1.0 (v = 0) or 0, and the compiled model gives 1.0, 1.77e-162 (v = 0.5), 1.1e-308 (v = 1, x = 2.2e-308). "
-        "(pytensor 2.38's own Iv is scipy's: NaN too.)"),
-}
+NAN = np.nan
 
 
 def test_iv_is_one_op():
@@ -42,6 +35,20 @@ def test_iv_where_pytensor_3s_product_overflows_is_scipys():
     [got] = ir.interpret(g, np.float64(23.0), args)
     assert_same(got, scipy.special.iv(23.0, args))
     assert np.isfinite(got).all()
+
+
+def test_iv_of_subnormals_is_its_series_first_term():
+    """iv(v, x) of a tiny x is (x/2)**v / Gamma(v + 1) (mpmath): SciPy's iv is NaN at subnormals (the IR's
+    Iv semantics is that term there), PyTensor 3's ive * exp gives 0 for 1.77e-162 (v = 0.5, x = 5e-324),
+    pytensor 2.38's Iv is SciPy's NaN; interpret and the model at both onnxruntime levels give the term."""
+    v, x = pt.dvector("v"), pt.dvector("x")
+    orders = np.array([0.0, 0.5, -0.5, 1.0, 1.0, -1.0, 2.5, 0.5, 0.3, 1e3])
+    args = np.array([5e-324, 5e-324, 5e-324, 2.2e-308, -2.2e-308, -5e-324, 5e-324, 2.2e-308, -5e-324, 1e-160])
+    exact = np.array([1.0, 1.7735048886036273e-162, 3.5896138570490507e+161, 1.1000000000000001e-308,
+                      -1.1000000000000001e-308, -0.0, 0.0, 1.1834540545406396e-154, NAN, 0.0])  # mpmath; v = 0.3, x < 0: complex
+    g = lifted([v, x], [pt.iv(v, x)])
+    assert_same(ir.interpret(g, orders, args)[0], exact)
+    assert_matches(ptonnx.compile_function([v, x], [pt.iv(v, x)]), [orders, args], [exact])
 
 
 def test_ive_times_exp_of_another_value_is_left_alone():

@@ -73,6 +73,19 @@ def test_nit_sots_and_non_sequences():
     assert _loop(g).attrs["n_scan"] == 3
 
 
+def test_no_step_stacks_rows_of_the_sequence_width():
+    """Zero steps give (0, width), the width a symbolic dim of the input: PyTensor's Scan with its
+    rewrites (its default modes: the buffer sized by its infer_shape), and np.stack of no row of
+    that width; its unrewritten Scan.perform gives (0, 0) (docs/ir.md)."""
+    from pytensor.compile.mode import Mode
+
+    m = pt.imatrix("m")
+    rows = scan(lambda r: r * 3, sequences=[m])
+    rewritten = Mode(linker=PYTHON_VM.linker, optimizer="fast_run")
+    check_lift([m], [rows], [np.array([[1, -2], [2**31 - 1, -(2**31)]], np.int32)],
+               *([np.zeros((0, w), np.int32)] for w in (0, 2, 5)), mode=rewritten)
+
+
 def test_sequences_with_past_and_future_taps_going_backwards():
     x, y = pt.dvector("x"), pt.dvector("y")
     zs = scan(lambda a, b, c, d, acc: acc * 0.5 + a * b - c + d, sequences=[dict(input=x, taps=[-1, 0, 2]), y],

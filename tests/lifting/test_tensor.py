@@ -9,23 +9,16 @@ import pytensor.tensor as pt
 import pytest
 from pytensor.tensor.basic import Split
 
+import ptonnx
+from ptonnx import ir
 from ptonnx.errors import LiftingError
 from ptonnx.lifting.tensor import SOFTMAX_IS_SYMBOLIC
+from ptonnx.testing import assert_matches, assert_same, run_at_every_level
 from tests.conftest import check_like_pytensor
 from tests.lifting.helpers import F64_EDGES, check_lift, ints_at_limits, lifted, ops, raises_check, rewriting_reference
 
 M = np.arange(6.0).reshape(2, 3) - 2.5
 M[0, 0], M[1, 1] = -0.0, np.nan
-
-#: lifting refuses these graphs PyTensor runs (reported), so they are left out of the tests below
-LEFT_OUT = {
-    "softmax over an axis of size 0 (pytensor 3; x of shape (0, 3), axis 0 or None)": (
-        "PyTensor and the compiled model return an empty array; `interpret` raises ValueError: the IR's Softmax and "
-        "ReduceMax semantics (NumPy's max) refuse the empty axis, though no element of the result depends on it"),
-    "log_softmax over an axis of size 0 (pytensor 3; x of shape (2, 0), axis 1 or None)": (
-        "PyTensor returns an empty (2, 0) array; the lifted IR (the inlined OpFromGraph's Max, with its "
-        "empty-slice Check) and the compiled model raise ValueError 'zero-size array to reduction operation maximum'"),
-}
 
 
 def check_softmax(*args, **kwargs):
@@ -113,7 +106,7 @@ def test_reshape_refuses_a_minus_1_beside_sizes_that_multiply_to_0():
 
 @pytest.mark.parametrize("axis", [0, 1, -1, None, *([(0, 1)] if SOFTMAX_IS_SYMBOLIC else [])])
 def test_softmax(axis):
-    """(An empty axis is LEFT_OUT.)"""
+    """(An empty axis: test_softmax_over_an_empty_axis_is_empty.)"""
     x = pt.dmatrix("x")
     y = pt.special.softmax(x, axis=axis)
     finite = np.array([[1.0, -0.0, 700.0], [-745.0, 5e-324, -1e300]])
@@ -155,11 +148,46 @@ def test_softmax_of_integers_is_refused():
 
 @pytest.mark.parametrize("axis", [1, None])
 def test_log_softmax(axis):
-    """pytensor 2.38's LogSoftmax op, or pytensor 3's (an OpFromGraph, inlined). (An empty axis is LEFT_OUT.)"""
+    """pytensor 2.38's LogSoftmax op, or pytensor 3's (an OpFromGraph). (An empty axis:
+    test_softmax_over_an_empty_axis_is_empty.)"""
     x = pt.dmatrix("x")
     y = pt.special.log_softmax(x, axis=axis)
     check_softmax([x], [y], [np.array([[1.0, -0.0, 700.0], [-745.0, 5e-324, -1e300]])],
                [np.array([[np.inf, 1.0, -np.inf], [-np.inf, -np.inf, -np.inf]])], [M], *([[np.zeros((0, 3))]] if axis == 1 else []))
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_over_an_empty_axis_is_empty(fn):
+    """No element to normalise: an empty result, as PyTensor 3 gives in its default mode (its Python
+    perform raises NumPy's ValueError for the max of nothing, pytensor 2.38's C code a MemoryError):
+    interpret and the model at both onnxruntime levels."""
+    x = pt.dmatrix("x")
+    cases = [(0, (0, 3)), (None, (0, 3)), (None, (2, 0)), (1, (2, 0)), (1, (0, 3))]
+    outs = [getattr(pt.special, fn)(x, axis=axis) for axis, _ in cases]
+    g = lifted([x], outs)
+    for _, shape in cases:
+        data = np.zeros(shape)
+        for got in ir.interpret(g, data):
+            assert got.shape == shape and got.dtype == np.float64
+        for level, results in run_at_every_level(ptonnx.compile_function([x], outs), data).items():
+            assert [r.shape for r in results] == [shape] * len(cases), level
+
+
+def test_log_softmax_over_one_element_is_minus_zero():
+    """pytensor 3's rewrites make x - max(x) zero over a static one-element axis: its default mode
+    gives -0.0 (-log(1)) for every x, inf and NaN included (its Python VM after the same rewrites
+    +0.0): interpret and the model give -0.0. (pytensor 2.38's LogSoftmax is scipy's: +0.0, NaN for
+    inf and NaN, as lifted.)"""
+    x, c = pt.tensor("x", shape=(None, 1)), pt.tensor("c", shape=(1, 1, 1))
+    data = [np.array([[1.0], [-0.0], [np.inf], [np.nan], [5e-324], [-np.inf], [-1e300]]), np.full((1, 1, 1), np.nan)]
+    if not SOFTMAX_IS_SYMBOLIC:
+        check_softmax([x, c], [pt.special.log_softmax(x, axis=1), pt.special.log_softmax(c, axis=None)], data)
+        return
+    outs = [pt.special.log_softmax(x, axis=1), pt.special.log_softmax(c, axis=None), pt.special.log_softmax(c, axis=(0, 2))]
+    expected = [np.full(data[0].shape, -0.0), np.full((1, 1, 1), -0.0), np.full((1, 1, 1), -0.0)]
+    for got, want in zip(ir.interpret(lifted([x, c], outs), *data), expected, strict=True):
+        assert_same(got, want)
+    assert_matches(ptonnx.compile_function([x, c], outs), data, expected)
 
 
 def test_softmax_grad():

@@ -14,7 +14,7 @@ import pytest
 from ptonnx import ir
 from ptonnx.ir import Builder, Graph, Value
 from ptonnx.ir import TensorType as T
-from tests.lowering.harness import compiled, interpret
+from tests.lowering.harness import compiled
 
 pytestmark = pytest.mark.one_environment  # hand-built IR: no PyTensor involved
 
@@ -113,29 +113,15 @@ def _scan_loop(width):
     return compiled(_graph("scan_loop", [T("int32", (None, width))], make))
 
 
-_NO_TRIP_SIZES = ("lowering: a Loop that runs no trip gives its per-trip values shaped (0, 0, ...) in the IR (run_loop, "
-                  "the type rule, docs/ir.md), but onnxruntime gives (0, <sizes>) where its shape inference finds the "
-                  "body value's sizes (here a row of a sequence with a static width), although the emitted "
-                  "declaration gives the rank only")
-#: (case, sequence width, rows) -> why the lowering and interpret disagree there (reported, not hidden)
-KNOWN_DISAGREEMENTS = {("scan_loop", 2, 0): _NO_TRIP_SIZES}
-
-
-@pytest.mark.parametrize("width", [2, None])
+@pytest.mark.parametrize("width", [2, "w", None])
 def test_scan_style_loop_over_a_sequence_with_no_carried_value(width):
+    """No trip: (0, width) where the width is static or an outer value's symbolic dim (as
+    PyTensor's Scan gives), (0, 0) where the body's type does not know it."""
     case = _scan_loop(width)
     case.check(np.array([[1, -2], [2**31 - 1, -(2**31)], [0, 7]], np.int32))  # 3 * INT32_MAX wraps
-    if ("scan_loop", width, 0) not in KNOWN_DISAGREEMENTS:
-        case.check(np.zeros((0, 2), np.int32))
-
-
-def test_known_disagreements_still_disagree():
-    """Each entry of KNOWN_DISAGREEMENTS still disagrees (the list is pruned when one is fixed)."""
-    case = _scan_loop(2)
-    seq = np.zeros((0, 2), np.int32)
-    assert interpret(case.reference, seq)[0].shape == (0, 0)
-    for run in case.runs.values():
-        assert run(seq)[0].shape == (0, 2)
+    for cols in (2,) if width == 2 else (0, 2, 5):
+        (stacked,) = case.check(seq := np.zeros((0, cols), np.int32))
+        assert stacked.shape == (0, 0 if width is None else seq.shape[1])
 
 
 def _if_node(b, cond, args, then_make, else_make, types):

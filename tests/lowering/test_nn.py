@@ -16,7 +16,7 @@ import pytest
 from ptonnx.errors import PtonnxError
 from ptonnx.ir import TensorType as T
 from ptonnx.runtime_support import NO_FLOAT64_KERNEL
-from tests.lowering.harness import compiled, interpret, reordered_sums, same_inputs
+from tests.lowering.harness import compiled, reordered_sums, same_inputs
 
 pytestmark = pytest.mark.one_environment  # hand-built IR: no PyTensor involved
 
@@ -59,12 +59,6 @@ COVERS = frozenset(CASES)
 #: the ends of the range among the inputs: NaN, ±inf, ±0, a subnormal
 HARD = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40])
 
-_MAX_POOL_NAN = ("lowering: onnxruntime's MaxPool and GlobalMaxPool do not propagate NaN (max_pool2d's np.maximum does, as "
-                 "PyTorch's max_pool2d): a window's NaN comes out only in some positions (float32 and float16: the last "
-                 "of the window; float64 MaxPool: the first), otherwise the max of the other elements. ReduceMax has a "
-                 "NaN mask for this (lowering/reduction.py); the pools have none")
-#: op -> why its NaN inputs disagree with interpret (reported, not hidden: its HARD values leave NaN out)
-KNOWN_DISAGREEMENTS = {"MaxPool": _MAX_POOL_NAN, "GlobalMaxPool": _MAX_POOL_NAN}
 #: float16: the NumPy kernels round to float16 after every step (BatchNorm's four operations, SiLU's
 #: three, a sum that cancels), onnxruntime computes in float32 and rounds once (legality: float16 as
 #: float32): 4 float16 ulps, and an absolute 1e-2 where terms near 1 cancel
@@ -82,10 +76,9 @@ def _arrays(op: str, shapes, dtype: str, rng: np.random.Generator, hard: bool) -
     arrays[0].reshape(-1)[: arrays[0].size : 7][:: 3] = 0.0
     if hard:
         flat = arrays[0].reshape(-1)
-        values = HARD[~np.isnan(HARD)] if op in KNOWN_DISAGREEMENTS else HARD
-        picks = rng.choice(flat.size, values.size, replace=False)
+        picks = rng.choice(flat.size, HARD.size, replace=False)
         with np.errstate(under="ignore"):
-            flat[picks] = values.astype(dtype)
+            flat[picks] = HARD.astype(dtype)
     if len(arrays) == 5:  # BatchNorm's variance: non-negative, one exactly 0
         arrays[4] = np.abs(arrays[4])
         arrays[4][0] = 0
@@ -108,12 +101,21 @@ def test_every_attribute_set_and_the_ends_of_the_range(op, dtype):
         case.check(*_arrays(op, shapes, dtype, rng, hard), compare=compare, context=f"hard values: {hard}")
 
 
-@pytest.mark.parametrize("op", sorted(KNOWN_DISAGREEMENTS))
-def test_known_disagreements_still_disagree(op):
-    """A NaN first in its window: interpret gives NaN, onnxruntime the max of the others (the list
-    is pruned when this is fixed)."""
-    case = compiled(same_inputs(op, [T("float32", (1, 1, 2, 2))], [{"kernel_shape": (2, 2)} if op == "MaxPool" else {}]))
-    x = np.array([np.nan, 1.0, 2.0, 3.0], np.float32).reshape(1, 1, 2, 2)
-    assert np.isnan(interpret(case.reference, x)[0]).all()
-    for run in case.runs.values():
-        assert run(x)[0].ravel().tolist() == [3.0]
+@pytest.mark.parametrize("op, dtype", [(op, d) for op in ("MaxPool", "GlobalMaxPool") for d in ("float16", "float32", "float64")
+                                       if not (d == "float64" and op in NO_FLOAT64_KERNEL)])
+def test_max_pools_propagate_nan_from_every_window_position(op, dtype):
+    """A NaN anywhere in a window (first, last, beside ±inf, in the padding's reach) gives NaN, as
+    NumPy and PyTorch do (onnxruntime's kernels skip it); 5 nodes more than the pool (and a -inf Pad where
+    it pads)."""
+    attrs = [{"kernel_shape": (2, 2)}, {"kernel_shape": (3, 2), "strides": (2, 1), "pads": (1, 0, 1, 1), "ceil_mode": 1}]
+    build = same_inputs(op, [T(dtype, (2, 1, 3, 3))], attrs if op == "MaxPool" else [{}])
+    case = compiled(build)
+    windows = np.array([[np.nan, 1, 2], [3, -np.inf, np.inf], [-0.0, 0.0, np.nan]]), np.full((3, 3), -np.inf)
+    x = np.stack(windows)[:, None].astype(dtype)
+    for k in range(9):
+        y = x.copy()
+        y[1, 0].reshape(-1)[k] = np.nan
+        case.check(y)
+    kinds = [node.op_type for node in case.model.graph.node]
+    n = len(list(build()))
+    assert [kinds.count(k) for k in (op, "IsNaN", "Where", "Greater")] == [2 * n, n, 2 * n, n]

@@ -265,7 +265,7 @@ def pad_identity(x: Ex, size: Ex) -> Ex:
 def unstack(stacked: Ex, shape: Ex, batch_rank: int) -> Ex:
     """A Loop's stacked values (trips, *batch, ...) as `shape` (int64 vector) with the trips axis
     after the batch axes: (trips, *batch, b, c) -> (*batch, trips * b, c), say. Reshape, not
-    Squeeze or -1: a loop of no trips stacks (0, 0, ...), whatever the batch."""
+    Squeeze or -1: a loop of no trips stacks (0, ...) with 0 for a size it does not know."""
     if batch_rank:
         rank = stacked.value.type.ndim
         stacked = stacked.op("Transpose", perm=(*range(1, batch_rank + 1), 0, *range(batch_rank + 1, rank)))

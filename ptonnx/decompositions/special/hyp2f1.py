@@ -17,7 +17,8 @@ number with an unknown error. Cancelling series (large negative parameters, z ne
 polynomial's roots) are refused by the bound.
 
 z = 1: Gauss's theorem Gamma(c) Gamma(c - a - b) / (Gamma(c - a) Gamma(c - b)) for c - a - b > 0
-(inf for c - a - b <= 0, as SciPy), with a bound of the Gamma functions' errors.
+with a bound of the Gamma functions' errors; for c - a - b <= 0 the limit z -> 1-, infinite with
+the sign of Gamma(c) / (Gamma(a) Gamma(b)) (SciPy says +inf for some negative ones: docs/numerics.md).
 Special values as SciPy: z = 0 gives 1 (for NaN parameters too), else NaN in, NaN out; c a non-positive integer -m gives inf
 unless the series terminates first (a or b in -m..0). Departures (NaN where SciPy returns a
 number): z > 1 and z = -inf (the function is complex there or needs a Gamma-function connection
@@ -51,6 +52,12 @@ GAUSS_MAX = 60.0
 
 def _nonpositive_integer(v: Ex) -> Ex:
     return (v <= 0.0) & floor(v).eq(v) & (v > -math.inf)
+
+
+def _gamma_negative(v: Ex) -> Ex:
+    """Gamma(v) < 0 (off its poles): v < 0 with an odd floor."""
+    f = floor(v)
+    return (v < 0.0) & (floor(f * 0.5) * 2.0).eq(f).op("Not")
 
 
 def _finite(v: Ex) -> Ex:
@@ -205,7 +212,10 @@ def hyp2f1(a: Ex, b: Ex, c: Ex, z: Ex) -> Ex:
     # z = 1
     gauss, gauss_bound = gauss_at_one(where(at_one, a, 0.0), where(at_one, b, 0.0), where(at_one, c, 1.0), sa + sb + sc)
     positive_excess = (c - a - b) > 0.0
-    at_one_value = where(positive_excess, where(gauss_bound <= ACCEPT, gauss, math.nan), math.inf)
+    # c - a - b <= 0: the limit z -> 1-, infinite with the sign of Gamma(c) / (Gamma(a) Gamma(b))
+    negative = _gamma_negative(a).op("Xor", _gamma_negative(b)).op("Xor", _gamma_negative(c))
+    diverging = where(negative, -math.inf, math.inf, like=c)
+    at_one_value = where(positive_excess, where(gauss_bound <= ACCEPT, gauss, math.nan), diverging)
     return select(
         (at_zero, 1.0),  # as SciPy, for NaN parameters too
         (nan, math.nan),

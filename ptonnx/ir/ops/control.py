@@ -25,7 +25,7 @@ from ptonnx.ir.types import TensorType
 # the values the body reads from outside passed explicitly). The body takes
 # (trip number: int64 scalar, *carried, *invariants) and gives (keep going: bool scalar,
 # *new carried, *per-trip values); the node gives the final carried values, then each
-# per-trip value stacked on a new axis 0. A carried value keeps its dtype and rank, but
+# per-trip value stacked on a new axis 0 (after no trip: (0, *its sizes), `per_trip_shape`). A carried value keeps its dtype and rank, but
 # its shape may change from trip to trip.
 #
 # `If(cond, *args) {then_body, else_body}` runs one body on `args`; both take the args
@@ -75,10 +75,23 @@ def _loop_body_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[T
         # a size survives the trips only where the body provably keeps it (the same static or symbolic dim)
         kept = tuple(o if b is not None and b == f else None for o, b, f in zip(args[i].shape, before.shape, after.shape, strict=True))
         out.append(TensorType(before.dtype, kept))
+    dims = _dim_map(zip(body.inputs[1:], args, strict=True))
     for v in body.outputs[1 + n_carried:]:
-        # unknown sizes: a Loop that runs no trip gives (0, 0, ...), as PyTensor's Scan does
-        out.append(TensorType(v.dtype, (None,) * (1 + v.type.ndim)))
+        # a per-trip size known without running a trip (static, or an outer value's): also a
+        # zero-trip loop's, as in PyTensor's Scan; the others are unknown (0 if no trip runs)
+        out.append(TensorType(v.dtype, (None, *(_outer_dim(d, dims) for d in v.shape))))
     return out
+
+
+def per_trip_shape(body: Graph, value, arrays) -> tuple:
+    """The shape of a per-trip value of a Loop that runs no trip: its static sizes, the outer
+    sizes its symbolic dims name (from the arrays the body receives), 0 where unknown."""
+    sizes: dict = {}
+    for inner, a in zip(body.inputs[1:], arrays, strict=True):
+        for d, n in zip(inner.shape, np.shape(a), strict=True):
+            if isinstance(d, str):
+                sizes.setdefault(d, n)
+    return tuple(d if isinstance(d, int) else sizes.get(d, 0) for d in value.shape)
 
 
 def run_loop(trip_count, cond, *arrays, body: Graph, n_carried: int, n_scan: int):
@@ -97,7 +110,7 @@ def run_loop(trip_count, cond, *arrays, body: Graph, n_carried: int, n_scan: int
         trip += 1
     scans = []
     for store, v in zip(stacked, body.outputs[1 + n_carried:], strict=True):
-        scans.append(np.stack(store) if store else np.zeros((0,) * (1 + v.type.ndim), v.dtype))
+        scans.append(np.stack(store) if store else np.zeros((0, *per_trip_shape(body, v, arrays)), v.dtype))
     return tuple(np.asarray(c) for c in carried) + tuple(scans)
 
 

@@ -3,8 +3,10 @@ ReduceMin, ReduceAll, ReduceAny over `axes`, and ArgMax along one axis.
 
 The result has the input's dtype (PyTensor's `dtype`/`acc_dtype` are Casts made
 at lifting). NaN propagates through Max/Min and ArgMax points at the first NaN,
-as in NumPy. Max, Min and ArgMax of an empty slice are errors in NumPy; lifting
-guards them with a `Check`. Axes are sorted, distinct and non-negative: they
+as in NumPy. A reduction over no axes is its input (as PyTensor's). Max, Min and
+ArgMax of an empty slice are errors in NumPy; lifting guards PyTensor's with a `Check`.
+The IR's float Max and Min of an empty slice are -inf and inf, their identities, as
+onnxruntime gives (softmax over an empty axis reads them); integers' raise. Axes are sorted, distinct and non-negative: they
 decide the result's rank, so they are attributes (see `ptonnx.ir.schema`).
 """
 
@@ -29,14 +31,23 @@ def reduced_shape(op: str, x: TensorType, axes: tuple, keepdims: bool) -> tuple:
     return tuple(d for i, d in enumerate(x.shape) if i not in axes)
 
 
+#: Max and Min of an empty float slice: -inf and inf, their identities (onnxruntime's too)
+EMPTY_FLOAT = {np.maximum: -np.inf, np.minimum: np.inf}
+
+
 def _reduction(op: str, ufunc):
     def rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:
         (x,) = types
         return [x.with_shape(reduced_shape(op, x, a["axes"], a["keepdims"]))]
 
     def semantics(x, axes, keepdims):
+        if not axes:  # the input itself (NumPy's add.reduce over no axes adds 0: -0.0 would become +0.0)
+            return np.array(x, copy=True)
+        extra = {}
+        if ufunc in EMPTY_FLOAT and x.dtype.kind == "f" and any(x.shape[a] == 0 for a in axes):
+            extra["initial"] = EMPTY_FLOAT[ufunc]  # an empty slice: the identity, as onnxruntime
         with np.errstate(all="ignore"):
-            return np.asarray(ufunc.reduce(x, axis=axes, keepdims=keepdims), dtype=x.dtype)
+            return np.asarray(ufunc.reduce(x, axis=axes, keepdims=keepdims, **extra), dtype=x.dtype)
 
     return rule, semantics
 

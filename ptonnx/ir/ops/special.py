@@ -7,6 +7,7 @@ constant folding computes the formula the model runs.
 
 from __future__ import annotations
 
+from ptonnx.ir.ops import special_fixes
 from ptonnx.ir.ops.elementwise import (
     BINARY,
     UNARY,
@@ -56,9 +57,9 @@ declare("J0", semantics=_scipy("j0"), inputs=UNARY, output="T", dtypes=FLOAT_DTY
         doc="Bessel function of the first kind, order 0")
 declare("J1", semantics=_scipy("j1"), inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="Bessel function of the first kind, order 1")
-declare("Ive", semantics=_scipy("ive"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+declare("Ive", semantics=special_fixes.ive, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="exp(-|b|) I_a(b): the scaled modified Bessel function of the first kind of real order a")
-declare("Iv", semantics=_scipy("iv"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
+declare("Iv", semantics=special_fixes.iv, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="I_a(b): the modified Bessel function of the first kind of real order a (finite up to 713.98)")
 declare("Jv", semantics=_scipy("jv"), inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="J_a(b): the Bessel function of the first kind of order a (lowered for integer orders |a| <= 100)")
@@ -76,7 +77,7 @@ declare("BetaInc", semantics=_scipy("betainc"), inputs=("T", "T", "T"), output="
         doc="I_c(a, b): the regularized incomplete beta function (a, b >= 0, 0 <= c <= 1)")
 declare("BetaIncInv", semantics=_scipy("betaincinv"), inputs=("T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="the x with I_x(a, b) = c: the inverse of BetaInc in x (a, b > 0, 0 <= c <= 1)")
-declare("Hyp2F1", semantics=_scipy("hyp2f1"), inputs=("T", "T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
+declare("Hyp2F1", semantics=special_fixes.hyp2f1, inputs=("T", "T", "T", "T"), output="T", dtypes=FLOAT_DTYPES, family="special",
         doc="2F1(a, b; c; d): the Gauss hypergeometric function")
 
 #: polygamma's order is an integer (PyTensor requires a discrete dtype; bool counts as 0/1)

@@ -27,6 +27,8 @@ def _softmax_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Ten
 
 
 def _softmax(x, axis):
+    if x.shape[axis] == 0:  # no element to normalise: an empty result, as PyTensor's and onnxruntime's
+        return x.copy()
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 

@@ -7,9 +7,10 @@ rewrites (`ptonnx.testing.reference_mode`); inner graphs PyTensor compiles at ru
 OpFromGraph's, a Scan's) run in its Python VM, and PyTensor's C compiler is off meanwhile, so
 nothing compiles, also on a fresh machine.
 
-Where PyTensor's Python evaluation departs from its own C code, or has a bug, or the lifted IR
-gives another number (a ptonnx bug, reported), the test module says so in a named dict
-(`PYTHON_PERFORM_DEPARTS`, `PYTENSOR_BUGS`, `LEFT_OUT`) and leaves the case out of the comparison.
+Where PyTensor's Python evaluation departs from its own C code or has a bug, the test checks the
+IR against the right number instead, and docs/numerics.md ("Where PyTensor is wrong") lists the case
+(tests/e2e/test_pytensor_departures.py checks the compiled model there). A case where the lifted IR
+gives another number than PyTensor is a bug to fix, not a list entry.
 """
 
 from __future__ import annotations

@@ -83,19 +83,9 @@ def _check_scalar_op(name, arrays, dtypes):
     return check_lift(variables, [y], values)
 
 
-#: where PyTensor's Python `perform` (the reference here) departs from its own C code; the IR
-#: follows the C code, and these cases are checked against it instead (see the tests naming them)
-PYTHON_PERFORM_DEPARTS = {
-    "round_half_away_from_zero(+0.0)": "RoundHalfAwayFromZero.impl gives -0.0 (so does pytensor 3's numba "
-                                       "mode, through the same impl); its C code, C's round(), gives +0.0",
-    "integer casts out of range": "Cast.impl converts with NumPy scalar constructors, which raise OverflowError "
-                                  "(int64 -> int8 of 2**63 - 1); the C code, and NumPy's astype, wrap",
-}
-
-
 def _unary_values(name, dtype):
     values = F64_EDGES if dtype == "float64" else F32_EDGES
-    if name == "RoundHalfAwayFromZero":  # PYTHON_PERFORM_DEPARTS["round_half_away_from_zero(+0.0)"]
+    if name == "RoundHalfAwayFromZero":  # its Python impl gives -0.0 for +0.0 (docs/numerics.md, Where PyTensor is wrong)
         values = values[1:]
     return values
 
@@ -111,7 +101,7 @@ def test_round_half_away_from_zero_of_positive_zero_is_positive_zero_as_pytensor
     x = pt.dvector("x")
     g = lifted([x], [pt.round_half_away_from_zero(x)])
     [got] = ir.interpret(g, np.array([0.0, -0.0, 0.5, -0.5, 2.5]))
-    assert_same(got, np.array([0.0, -0.0, 1.0, -1.0, 3.0]), PYTHON_PERFORM_DEPARTS["round_half_away_from_zero(+0.0)"])
+    assert_same(got, np.array([0.0, -0.0, 1.0, -1.0, 3.0]), "RoundHalfAwayFromZero.impl's -0.0: docs/numerics.md, Where PyTensor is wrong")
 
 
 @pytest.mark.parametrize("name", FLOAT_BINARY)
@@ -221,7 +211,7 @@ def test_cast(source, target):
     else:
         values = np.array([0, 1], bool) if source == "bool" else ints_at_limits(source)
         info = np.iinfo(target) if target != "bool" and not target.startswith("float") else None
-        if info is not None:  # PYTHON_PERFORM_DEPARTS["integer casts out of range"]: test_integer_casts_wrap
+        if info is not None:  # Cast.impl raises there: test_integer_casts_wrap (docs/numerics.md)
             values = values[(values >= info.min) & (values <= info.max)]
     g = check_lift([x], [y], [values])
     assert ops(g) == ["Cast"]
@@ -232,7 +222,7 @@ def test_integer_casts_wrap_as_numpy_astype():
     g = lifted([x], [pt.cast(x, "int8"), pt.cast(x, "uint64")])
     values = ints_at_limits("int64")
     got = ir.interpret(g, values)
-    assert_same(got[0], values.astype(np.int8), PYTHON_PERFORM_DEPARTS["integer casts out of range"])
+    assert_same(got[0], values.astype(np.int8), "Cast.impl raises OverflowError: docs/numerics.md, Where PyTensor is wrong")
     assert_same(got[1], values.astype(np.uint64))
 
 

@@ -66,7 +66,9 @@ def test_yolo11n_compiles_and_matches_pytensor(case, fused):
     assert all(t.name in read for t in cm.model.graph.initializer)  # no dead weights in the file
     if fused:
         assert counts["BatchNormalization"] == 0
-        assert len(cm.model.graph.node) <= 326
+        # 326, and 18 for SPPF's three max pools, which propagate NaN (the NaN mask pooled alike:
+        # IsNaN, Where, MaxPool, Greater, Where) and pad with -inf (onnxruntime's padding is -FLT_MAX)
+        assert len(cm.model.graph.node) <= 344
         assert {op: counts[op] for op in EXPORTER_COUNTS} == EXPORTER_COUNTS
         record = cm.report["fuse_conv_bn_silu"]
         assert record.details == {"conv+bn": 81, "conv+silu": 77}

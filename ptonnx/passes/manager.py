@@ -39,8 +39,8 @@ DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "uni
 STAGES = {
     "float64_via_float32": "float64_via_float32 is an option of the legalise stage, not a pass: "
                            "ptonnx.compile(..., float64_via_float32=True)",
-    "decompose": "decompose is a stage ptonnx.compile always runs first, not a pass to list",
-    "legalise": "legalise is a stage ptonnx.compile always runs last, not a pass to list",
+    "decompose": "decompose is a stage ptonnx.compile always runs before the passes (ptonnx.stages.STAGES), not a pass to list",
+    "legalise": "legalise is a stage ptonnx.compile always runs after the passes (ptonnx.stages.STAGES), not a pass to list",
 }
 
 

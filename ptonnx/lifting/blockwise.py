@@ -20,6 +20,12 @@ from ptonnx.lifting.dispatch import lifter_for
 from ptonnx.lifting.lift import lift_applies
 
 
+def batch_dims(ctx, var, v: Value, own: int, width: int) -> list[Value]:
+    """`v`'s first `own` sizes, left-padded with 1s to `width`; a size `var`'s PyTensor type says is 1
+    is the constant 1 (it broadcasts, as in PyTensor, whatever the IR's type knows)."""
+    return [ctx.ints(1)] * (width - own) + [ctx.ints(1) if var.type.shape[a] == 1 else ctx.dim(v, a) for a in range(own)]
+
+
 def batch_shape(ctx, batch_shapes: list[list[Value]]) -> list[Value]:
     """The inputs' batch sizes (left-padded with 1s), axis by axis. As in PyTensor, only a size
     known to be 1 broadcasts; the others must be equal (ValueError otherwise, PyTensor's message)."""
@@ -71,10 +77,7 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
             ctx.values[dummy] = v
         lift_applies(ctx, [core_node])
         return [ctx.cast(ctx.value(o), want.type.dtype) for o, want in zip(core_node.outputs, node.outputs, strict=True)]
-    padded = []  # a batch dim PyTensor's type says is 1 broadcasts, whatever the IR's type knows
-    for var, v, c in zip(node.inputs, values, core_ndims, strict=True):
-        own = v.type.ndim - c
-        padded.append([ctx.ints(1)] * (batch_ndim - own) + [ctx.ints(1) if var.type.shape[a] == 1 else ctx.dim(v, a) for a in range(own)])
+    padded = [batch_dims(ctx, var, v, v.type.ndim - c, batch_ndim) for var, v, c in zip(node.inputs, values, core_ndims, strict=True)]
     batch = batch_shape(ctx, padded)
     count = ctx.product(batch)
     flat = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ptonnx.errors import UnsupportedOpError
 from ptonnx.ir import Value
-from ptonnx.lifting.blockwise import batch_shape
+from ptonnx.lifting.blockwise import batch_dims, batch_shape
 from ptonnx.lifting.checks import check
 from ptonnx.lifting.dispatch import lifts_batched
 
@@ -56,8 +56,7 @@ def same_batch(ctx, values: list[Value], core_ndims: list[int], variables) -> li
     width = max(own)
     if sum(o > 0 for o in own) < 2 or all(all(isinstance(d, int) for d in v.shape[:o]) for v, o in zip(values, own, strict=True)):
         return values  # static batch sizes: PyTensor's type already checked them
-    padded = [[ctx.ints(1)] * (width - o) + [ctx.ints(1) if var.type.shape[k] == 1 else ctx.dim(v, k) for k in range(o)]
-              for var, v, o in zip(variables, values, own, strict=True)]
+    padded = [batch_dims(ctx, var, v, o, width) for var, v, o in zip(variables, values, own, strict=True)]
     batch = ctx.pack(batch_shape(ctx, padded))
     return [ctx.op("Expand", v, ctx.op("Concat", batch, ctx.shape_of(v, o), axis=0)) for v, o in zip(values, own, strict=True)]
 

@@ -195,18 +195,28 @@ def lift_log_softmax(ctx, node):
     """pytensor 2.38's LogSoftmax calls scipy.special.log_softmax: x - m - log(sum(exp(x - m))),
     with m the max over the axes, taken as 0 where it is not finite. (In pytensor 3 LogSoftmax
     is an OpFromGraph and is inlined.)"""
-    (var,), out = node.inputs, node.outputs[0]
-    x = ctx.cast(ctx.value(var), out.type.dtype)
-    axis = node.op.axis
-    axes = tuple(range(x.type.ndim)) if axis is None else tuple(sorted(a % x.type.ndim for a in np.atleast_1d(axis).tolist()))
+    x, axes, out = _log_softmax_operand(ctx, node)
     if not axes:
         return [ctx.op("Sub", x, x)]
     top = ctx.op("ReduceMax", x, axes=axes, keepdims=True)
     finite = ctx.op("Not", ctx.op("Or", ctx.op("IsInf", top), ctx.op("IsNaN", top)))
     top = ctx.op("Where", finite, top, Value.constant(np.zeros((), out.type.dtype)))
-    shifted = ctx.op("Sub", x, top)
+    return [_minus_log_sum_exp(ctx, ctx.op("Sub", x, top), axes, out.name)]
+
+
+def _log_softmax_operand(ctx, node) -> tuple[Value, tuple[int, ...], object]:
+    """(x in the output's dtype, the axes, sorted and non-negative, the output variable)."""
+    (var,), out = node.inputs, node.outputs[0]
+    x = ctx.cast(ctx.value(var), out.type.dtype)
+    axis = node.op.axis
+    axes = tuple(range(x.type.ndim)) if axis is None else tuple(sorted(a % x.type.ndim for a in np.atleast_1d(axis).tolist()))
+    return x, axes, out
+
+
+def _minus_log_sum_exp(ctx, shifted: Value, axes: tuple[int, ...], name) -> Value:
+    """shifted - log(sum(exp(shifted))) over `axes`: log_softmax once the max is taken out."""
     total = ctx.op("ReduceSum", ctx.op("Exp", shifted), axes=axes, keepdims=True)
-    return [ctx.op("Sub", shifted, ctx.op("Log", total), name=out.name)]
+    return ctx.op("Sub", shifted, ctx.op("Log", total), name=name)
 
 
 def lift_symbolic_log_softmax(ctx, node):
@@ -214,15 +224,11 @@ def lift_symbolic_log_softmax(ctx, node):
     axes, with no empty-slice check (an empty axis gives an empty result, as in PyTensor's default
     mode). Over static one-element axes its rewrites give -0.0 (x - max(x) is 0, and the result
     -log(1)), for inf and NaN too: that is kept."""
-    (var,), out = node.inputs, node.outputs[0]
-    x = ctx.cast(ctx.value(var), out.type.dtype)
-    axes = tuple(range(x.type.ndim)) if node.op.axis is None else tuple(sorted(a % x.type.ndim for a in node.op.axis))
-    if all(var.type.shape[a] == 1 for a in axes):
+    x, axes, out = _log_softmax_operand(ctx, node)
+    if all(node.inputs[0].type.shape[a] == 1 for a in axes):
         minus_zero = Value.constant(np.array(-0.0, out.type.dtype))
         return [ctx.op("Expand", minus_zero, ctx.shape_of(x), name=out.name)]
-    shifted = ctx.op("Sub", x, ctx.op("ReduceMax", x, axes=axes, keepdims=True))
-    total = ctx.op("ReduceSum", ctx.op("Exp", shifted), axes=axes, keepdims=True)
-    return [ctx.op("Sub", shifted, ctx.op("Log", total), name=out.name)]
+    return [_minus_log_sum_exp(ctx, ctx.op("Sub", x, ctx.op("ReduceMax", x, axes=axes, keepdims=True)), axes, out.name)]
 
 
 try:

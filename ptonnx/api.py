@@ -198,13 +198,15 @@ def function_graph(inputs, outputs):
 
     Inputs and outputs are checked as `pytensor.function` checks them (same
     exception types). Shared variables that are not inputs become constants
-    holding their current value: an exported model carries its weights.
+    holding their current value: an exported model carries its weights. A shared
+    random generator becomes a key input after the user's (`ptonnx.keys`): a model
+    draws from the key it is given, never from a key frozen into it.
     """
     from pytensor.graph.fg import FunctionGraph
 
     inputs, outputs = _signature(inputs, outputs)
-    outputs = _freeze_shared(inputs, outputs)
-    return FunctionGraph(inputs, outputs, clone=True)
+    outputs, generators = _freeze_shared(inputs, outputs)
+    return FunctionGraph(inputs + generators, outputs, clone=True)
 
 
 def _signature(inputs, outputs) -> tuple[list, list]:
@@ -243,23 +245,24 @@ def _signature(inputs, outputs) -> tuple[list, list]:
     return list(inputs), outputs
 
 
-def _freeze_shared(inputs, outputs):
+def _freeze_shared(inputs, outputs) -> tuple[list, list]:
+    """`outputs` with the shared variables that are not inputs as constants, and the shared
+    random generators among them (left as variables: each becomes a key input)."""
     import pytensor.tensor as pt
     from pytensor.compile.sharedvalue import SharedVariable
     from pytensor.graph.replace import graph_replace
     from pytensor.graph.traversal import ancestors
 
-    from ptonnx.lifting.context import is_random, random_error
+    from ptonnx.lifting.context import is_random
 
     variables = list(ancestors(outputs, blockers=inputs))
     shared = [v for v in variables if isinstance(v, SharedVariable) and v not in inputs]
-    rng = next(filter(is_random, shared), None)
-    if rng is not None:  # a generator has no constant form: say what to do instead
-        raise random_error(rng, [v.owner for v in variables if v.owner is not None and rng in v.owner.inputs])
-    if not shared:
-        return outputs
-    constants = {v: pt.constant(v.get_value(borrow=False), name=v.name) for v in shared}
-    return graph_replace(outputs, constants, strict=False)
+    generators = [v for v in shared if is_random(v)]
+    frozen = [v for v in shared if not is_random(v)]
+    if not frozen:
+        return list(outputs), generators
+    constants = {v: pt.constant(v.get_value(borrow=False), name=v.name) for v in frozen}
+    return graph_replace(outputs, constants, strict=False), generators
 
 
 def compiled_function_graph(function):
@@ -275,7 +278,8 @@ def compiled_function_graph(function):
     outputs = [o for i, o in enumerate(fgraph.outputs) if i not in updates]
     explicit = [i.variable for i in function.maker.inputs if not i.implicit]
     inputs = [v for v, spec in zip(fgraph.inputs, function.maker.inputs, strict=True) if spec.variable in explicit]
-    return FunctionGraph(inputs, _freeze_shared(inputs, outputs), clone=True)
+    outputs, generators = _freeze_shared(inputs, outputs)
+    return FunctionGraph(inputs + generators, outputs, clone=True)
 
 
 def compile_function(inputs, outputs, passes: Sequence | None = None, **kwargs) -> CompiledModel:

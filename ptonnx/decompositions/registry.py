@@ -34,6 +34,9 @@ class Decomposition:
     any_float: bool = False
     #: written for the node's own dtypes (integer bookkeeping, such as LAPACK's pivots): no widening
     own_dtype: bool = False
+    #: given the inputs in their own dtypes (a random op's key, shape and parameters), casting what it computes
+    #: itself; the result is cast to the output's dtype
+    as_given: bool = False
 
     def compute_dtype(self, dtype: str) -> str | None:
         """The dtype a node of `dtype` is decomposed in (float64, or any float for `any_float`,
@@ -41,7 +44,7 @@ class Decomposition:
         leave it to lowering."""
         from ptonnx.legality import rule
 
-        if self.own_dtype:
+        if self.own_dtype or self.as_given:
             return dtype
         compute = rule(self.op, dtype).compute or dtype
         if self.any_float:
@@ -53,7 +56,7 @@ class Decomposition:
 DECOMPOSITIONS: dict[str, Decomposition] = {}
 
 
-def decomposes(*ops: str, widen: bool = True, any_float: bool = False, own_dtype: bool = False):
+def decomposes(*ops: str, widen: bool = True, any_float: bool = False, own_dtype: bool = False, as_given: bool = False):
     """Register `fn(node, inputs) -> Ex | [Ex] | None` as the decomposition of `ops`
     (`any_float`: written for every float dtype, see `Decomposition`)."""
 
@@ -61,7 +64,8 @@ def decomposes(*ops: str, widen: bool = True, any_float: bool = False, own_dtype
         for op in ops:
             if op in DECOMPOSITIONS:
                 raise ValueError(f"{op} already has a decomposition ({DECOMPOSITIONS[op].fn.__qualname__})")
-            DECOMPOSITIONS[op] = Decomposition(op, fn, widen and not any_float and not own_dtype, any_float, own_dtype)
+            DECOMPOSITIONS[op] = Decomposition(op, fn, widen and not any_float and not own_dtype and not as_given, any_float,
+                                               own_dtype, as_given)
         return fn
 
     return decorate

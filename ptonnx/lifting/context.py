@@ -12,8 +12,8 @@ from ptonnx.ir import Builder, Graph, TensorType, Value
 def ir_type(var) -> TensorType:
     """The IR type of a PyTensor tensor (or scalar) variable."""
     t = var.type
-    if isinstance(t, RandomType):
-        raise random_error(var)
+    if isinstance(t, RandomType):  # a generator is a key (ptonnx.keys)
+        return KEY_TYPE
     dtype = getattr(t, "dtype", None)
     if dtype is None:
         raise LiftingError(f"variable {var} has type {t}, which ptonnx cannot represent (tensors only)")
@@ -30,6 +30,10 @@ def ir_type(var) -> TensorType:
         return TensorType(str(dtype), shape)
     except Exception as exc:
         raise LiftingError(f"variable {var} has type {t}: {exc}") from None
+
+
+#: the IR type of a random generator: a key of two uint32 words
+KEY_TYPE = TensorType("uint32", (2,))
 
 
 def is_random(var) -> bool:
@@ -63,6 +67,12 @@ class LiftContext:
         self.clients: dict | None = None
         #: constant sparse matrices (SciPy) of sparse variables no IR value stands for (a sparse transpose)
         self.sparse: dict = {}
+        self._streams = 0
+
+    def next_stream(self) -> int:
+        """A stream number for the next random node (its place among the graph's random nodes)."""
+        self._streams += 1
+        return self._streams - 1
 
     def add_input(self, var) -> Value:
         """A graph input; each unknown dim gets a name of its own (`x_dim0`), which

@@ -14,6 +14,8 @@ from ptonnx.lifting.context import LiftContext, ir_type, is_random, random_error
 from ptonnx.lifting.dispatch import lifter_for, lifts
 from ptonnx.lifting.idioms import recognise
 
+from pytensor.tensor.random.op import RandomVariable
+
 try:
     from pytensor.tensor.random.op import RNGConsumerOp
 except ImportError:  # PyTensor before RNGConsumerOp
@@ -28,8 +30,6 @@ def lift(fgraph, name: str = "graph") -> Graph:
     ctx = LiftContext(name)
     ctx.clients = fgraph.clients
     for var in fgraph.inputs:
-        if is_random(var):
-            raise random_error(var, [node for node, _ in fgraph.clients.get(var, ()) if node != "output"])
         ctx.add_input(var)
     lift_applies(ctx, fgraph.toposort())
     ctx.graph.set_outputs([ctx.value(v) for v in fgraph.outputs])
@@ -54,7 +54,7 @@ def lift_applies(ctx: LiftContext, applies) -> None:
     for apply in applies:
         if all(isinstance(o.type, SliceType) for o in apply.outputs):
             continue  # pytensor 2.38's MakeSlice: its users read the slice's parts themselves
-        if isinstance(apply.op, RNGConsumerOp):
+        if isinstance(apply.op, RNGConsumerOp) and not isinstance(apply.op, RandomVariable):
             rng = next((v for v in apply.inputs if is_random(v)), apply.inputs[0])
             raise random_error(rng, [apply])
         rule = lifter_for(apply.op, apply.outputs[0])

@@ -78,7 +78,8 @@ def _decompose(builder: Builder, node: Node, constants: dict):
         target = builder.node(node.op, inputs, node.attrs)
         cleans = (target,)
     scope = Scope(builder)
-    result = found.fn(target, [_in_dtype(scope, v, compute) for v in target.inputs])
+    given = [Ex(scope, v) if found.as_given else _in_dtype(scope, v, compute) for v in target.inputs]
+    result = found.fn(target, given)
     if result is None:
         return None
     results = [result] if isinstance(result, Ex) else list(result)
@@ -123,6 +124,18 @@ def decompose(graph: Graph) -> Counter:
             DeadCodeElimination().run(g)  # what lifting's idioms left unused is not worth decomposing
             apply_rewrites(g, [Rewrite("decompose", tuple(DECOMPOSITIONS), rewrite)])
     return done
+
+
+def evaluate_decomposed(op: str, arrays, attributes) -> tuple[np.ndarray, ...]:
+    """`op` on `arrays`, by interpreting its decomposition: the NumPy semantics of an op that
+    its decomposition defines (the random draws), so evaluating and running agree bit for bit."""
+    from ptonnx.ir import TensorType, interpret
+
+    graph = Graph(op)
+    inputs = [graph.add_input(TensorType(np.asarray(a).dtype.name, np.shape(a)), f"x{i}") for i, a in enumerate(arrays)]
+    graph.set_outputs(Builder(graph).node(op, inputs, attributes).outputs)
+    decompose(graph)
+    return tuple(interpret(graph, *arrays))
 
 
 @attrs.define

@@ -1,0 +1,3 @@
+"""Random draws as decompositions over Threefry-2x32 bits (see `bits.py` for the key convention)."""
+
+from ptonnx.decompositions.random import bits, continuous, discrete  # noqa: F401  (register the decompositions)

@@ -1,6 +1,6 @@
-"""Random draws: one IR op per distribution, `Random<Name>(key, shape, *params) {stream, dtype}`.
+"""Random draws: one IR op per distribution, `Random<Name>(key, out_shape, *params) {stream, dtype}`.
 
-`key` is a generator key, two uint32 words (`ptonnx.keys`); `shape` the draws' shape
+`key` is a generator key, two uint32 words (`ptonnx.keys`); `out_shape` the draws' shape
 (int64, PyTensor's size with the support dims); `stream` a constant that separates the
 draws of two ops given one key (lifting numbers the random nodes of a graph). The
 parameters broadcast against the draws as PyTensor's do.
@@ -53,7 +53,7 @@ def _draws_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
     key, shape = types[0], types[1]
     need(key.shape == (2,), "Random", lambda: f"a key is two uint32 words, got {key}")
     need(shape.ndim == 1 and isinstance(shape.shape[0], int), "Random", lambda: f"the shape must be 1-D of static length, got {shape}")
-    known = a.get("shape")
+    known = a.get("out_shape")
     sizes = tuple(known) if isinstance(known, tuple) else (None,) * shape.shape[0]
     return [TensorType(a["dtype"], tuple(d if isinstance(d, int | str) else None for d in sizes))]
 
@@ -70,13 +70,13 @@ def _by_decomposition(op: str):
 for _name, (_params, _dtypes, _doc) in DISTRIBUTIONS.items():
     define(
         _name,
-        inputs=("key: uint32", "shape: int64", *(f"{p}: P{i}" for i, p in enumerate(_params))),
+        inputs=("key: uint32", "out_shape: int64", *(f"{p}: P{i}" for i, p in enumerate(_params))),
         outputs=("out: O",),
         dtypes={"O": _dtypes, **{f"P{i}": NUMERIC_DTYPES for i in range(len(_params))}},
         type_rule=_draws_rule,
         semantics=_by_decomposition(_name),
         attributes={"stream": (int, REQUIRED), "dtype": (str, REQUIRED)},
-        reads=("shape",),
+        reads=("out_shape",),
         traits=("no_fold",),
         family="random",
         doc=f"draws: {_doc}",

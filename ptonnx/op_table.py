@@ -78,8 +78,9 @@ def _note(name: str) -> str:
     if name in NO_FLOAT64_KERNEL:
         notes.append("float64: no onnxruntime kernel (`LoweringError`, or `float64_via_float32=True`)")
     if name in DECOMPOSITIONS:
-        widen = DECOMPOSITIONS[name].widen
-        notes.append(("" if widen else "float64: ") + "decomposed into IR ops (`decompositions/`)")
+        found = DECOMPOSITIONS[name]
+        whole = found.widen or found.own_dtype or found.as_given
+        notes.append(("" if whole else "float64: ") + "decomposed into IR ops (`decompositions/`)")
     elif name not in EMITTERS:
         notes.append("not lowered yet")
     return "; ".join(notes)

@@ -16,6 +16,7 @@ from ptonnx.decompositions import DECOMPOSITIONS
 from ptonnx.decompositions.expr import Ex, Scope
 from ptonnx.ir import Builder, Graph, Node, Value, evaluate, get_schema
 from ptonnx.ir.core import bodies, nested_graphs
+from ptonnx.ir.ops.random import BY_DECOMPOSITION
 from ptonnx.ir.rewrite import Replacement, Rewrite, apply_rewrites
 from ptonnx.passes.base import PassResult
 from ptonnx.passes.dce import DeadCodeElimination
@@ -136,6 +137,9 @@ def evaluate_decomposed(op: str, arrays, attributes) -> tuple[np.ndarray, ...]:
     graph.set_outputs(Builder(graph).node(op, inputs, attributes).outputs)
     decompose(graph)
     return tuple(interpret(graph, *arrays))
+
+
+BY_DECOMPOSITION.append(evaluate_decomposed)
 
 
 @attrs.define

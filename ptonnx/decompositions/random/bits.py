@@ -58,10 +58,17 @@ def as_key(k0: Ex, k1: Ex) -> Ex:
     return k0.op("Unsqueeze", axes=(0,)).op("Concat", k1.op("Unsqueeze", axes=(0,)), axis=0)
 
 
+def threefry_node(k0: Ex, k1: Ex, x0: Ex, x1: Ex) -> tuple[Ex, Ex]:
+    """A `Threefry2x32` node (the op whose semantics is the NumPy twin; `decompose` expands it
+    by `threefry` next)."""
+    node = k0.scope.builder.node("Threefry2x32", [k0.value, k1.value, x0.value, x1.value])
+    return Ex(k0.scope, node.outputs[0]), Ex(k0.scope, node.outputs[1])
+
+
 def derive(key: tuple[Ex, Ex], a: int | Ex, b: int | Ex) -> tuple[Ex, Ex]:
     """The key threefry(key, (a, b))."""
     k0, k1 = key
-    return threefry(k0, k1, k0.const(a), k0.const(b))
+    return threefry_node(k0, k1, k0.const(a), k0.const(b))
 
 
 def count(shape: Ex) -> Ex:
@@ -89,7 +96,7 @@ def stream_key(key: Ex, stream: int) -> tuple[Ex, Ex]:
 def lane_bits(key: tuple[Ex, Ex], lane: int | Ex, n: Ex) -> tuple[Ex, Ex]:
     """64 random bits for each of n elements (two uint32 vectors), lane `lane` of an op's key."""
     x0, x1 = counters(n, lane)
-    return threefry(*key, x0, x1)
+    return threefry_node(*key, x0, x1)
 
 
 def unit(bits: tuple[Ex, Ex]) -> Ex:

@@ -7,7 +7,7 @@ parameters broadcast against the draws as PyTensor's do.
 
 Each op is defined by its decomposition over `Threefry2x32` bits
 (`ptonnx/decompositions/random/`): that is the one definition of the numbers, so the
-op's NumPy semantics runs it (`passes.decompose.evaluate_decomposed`), and interpret,
+op's NumPy semantics runs it (`passes.decompose.evaluate_decomposed`, registered in `BY_DECOMPOSITION`), and interpret,
 constant folding and every runtime give the same bits for the same key. Draws are
 matched to SciPy in distribution, not to NumPy's bit streams (`tests/random/`).
 """
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ptonnx.errors import IRError
 from ptonnx.ir.ops.bits import threefry2x32
 from ptonnx.ir.ops.rules import need
 from ptonnx.ir.schema import REQUIRED, define
@@ -58,11 +59,16 @@ def _draws_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
     return [TensorType(a["dtype"], tuple(d if isinstance(d, int | str) else None for d in sizes))]
 
 
+#: how to evaluate an op by its decomposition: `ptonnx.passes.decompose` registers it here (the IR
+#: does not import passes), `evaluate(op, arrays, attributes) -> tuple of arrays`
+BY_DECOMPOSITION: list = []
+
+
 def _by_decomposition(op: str):
     def semantics(*arrays, **attributes):
-        from ptonnx.passes.decompose import evaluate_decomposed  # the op is defined by its decomposition
-
-        return evaluate_decomposed(op, arrays, attributes)
+        if not BY_DECOMPOSITION:
+            raise IRError(f"{op} is defined by its decomposition: import ptonnx (its passes) to evaluate it")
+        return BY_DECOMPOSITION[0](op, arrays, attributes)
 
     return semantics
 

@@ -35,6 +35,15 @@ class Case:
     discrete: bool = False
 
 
+def _dtypes(case: Case, params) -> list[str]:
+    """Each parameter's dtype (one dtype stands for all)."""
+    return list(case.dtypes) if len(case.dtypes) == len(params) else [case.dtypes[0]] * len(params)
+
+
+def _arrays(case: Case, params) -> list[np.ndarray]:
+    return [np.asarray(p, dtype=d) for p, d in zip(params, _dtypes(case, params), strict=True)]
+
+
 def rv(name):
     fn = getattr(pt.random, name)
     return lambda rng, *p, size=None, **kw: fn(*p, size=size, rng=rng, **kw)
@@ -81,7 +90,7 @@ REACHED_BY = {op: ("test_draws_match_scipy", "test_shapes_and_dtypes_are_pytenso
 
 
 def _compiled(case: Case, size=(N,), **kw):
-    params = [pt.tensor(f"p{i}", dtype=d, shape=np.shape(v)) for i, (d, v) in enumerate(zip(case.dtypes * 3, case.params[0]))]
+    params = [pt.tensor(f"p{i}", dtype=a.dtype.name, shape=a.shape) for i, a in enumerate(_arrays(case, case.params[0]))]
     rng = pytensor.shared(np.random.default_rng(0), name="rng")
     out = case.draw(rng, *params, size=size, **kw)
     return params, out, ptonnx.compile_function(params, [out])
@@ -128,11 +137,10 @@ def test_draws_match_scipy(op):
     case = CASES[op]
     _, _, cm = _compiled(case)
     for i, params in enumerate(case.params):
-        arrays = [np.asarray(p, dtype=d) for p, d in zip(params, case.dtypes * 3)]
-        _fits(case, _draw(cm, arrays, seed=100 + i), params)
+        _fits(case, _draw(cm, _arrays(case, params), seed=100 + i), params)
     if case.constant:
         params, value = case.constant
-        x = _draw(cm, [np.asarray(p, dtype=d) for p, d in zip(params, case.dtypes * 3)], seed=5)
+        x = _draw(cm, _arrays(case, params), seed=5)
         np.testing.assert_allclose(x, value, rtol=1e-15)
 
 
@@ -142,7 +150,7 @@ def test_bad_parameters_raise_as_pytensor(op):
     params, out, cm = _compiled(case, size=(5,))
     reference = pytensor.function(params, out, mode=REFERENCE_MODE)
     for bad in case.bad:
-        arrays = [np.asarray(p, dtype=d) for p, d in zip(bad, case.dtypes * 3)]
+        arrays = _arrays(case, bad)
         with pytest.raises(Exception) as pytensors:
             reference(*arrays)
         with pytest.raises(pytensors.type):
@@ -152,8 +160,8 @@ def test_bad_parameters_raise_as_pytensor(op):
 def _broadcast_params(case: Case):
     """The first parameter set's values as a column (unknown length) and rows (length 2)."""
     arrays, variables = [], []
-    for i, (p, d) in enumerate(zip(case.params[0], case.dtypes * 3)):
-        p = np.asarray(p, dtype=d)
+    for i, p in enumerate(_arrays(case, case.params[0])):
+        d = p.dtype.name
         if p.ndim:  # a vector parameter (categorical's p): two rows of it
             arrays.append(np.stack([p, p]))
             variables.append(pt.tensor(f"p{i}", dtype=d, shape=(None, p.shape[0])))

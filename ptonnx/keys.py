@@ -9,6 +9,8 @@ state it advances, as drawing from it would).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ptonnx.errors import SignatureError
@@ -31,6 +33,18 @@ def key(seed: int | np.random.Generator | np.ndarray) -> np.ndarray:
         raise SignatureError(f"a key's seed is an integer in [0, 2**64) or a numpy Generator, got {seed!r}")
     seed = int(seed)
     return np.asarray([seed >> 32, seed & 0xFFFFFFFF], dtype=DTYPE)
+
+
+def of_generator(generator: np.random.Generator) -> np.ndarray:
+    """The key a NumPy Generator stands for, without advancing it: a PyTensor generator
+    variable's value given to a model (`mode="ONNX"`), the same key while its state is."""
+    return copy.deepcopy(generator).integers(0, 2**32, size=SHAPE, dtype=DTYPE)
+
+
+def as_generator(k: np.ndarray) -> np.random.Generator:
+    """A NumPy Generator seeded by a key: what `mode="ONNX"` stores in a shared generator
+    variable for the next key a model returns (its `of_generator` is a new key)."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(w) for w in key(k)])))
 
 
 def split(k: np.ndarray, n: int) -> np.ndarray:

@@ -32,11 +32,29 @@ class ONNXLinker(JITLinker):
         if compiled is None:
             return lambda *inputs: None
         compiled.session  # open the session now, not on the first call
+        from ptonnx.lifting.context import is_random
 
-        def run(*inputs):
-            return tuple(compiled(*inputs))
+        generators_in = [i for i, v in enumerate(self.fgraph.inputs) if is_random(v)]
+        generators_out = [i for i, v in enumerate(self.fgraph.outputs) if is_random(v)]
+        if not generators_in and not generators_out:
+            def run(*inputs):
+                return tuple(compiled(*inputs))
 
-        return run
+            return run
+        from ptonnx.keys import as_generator, of_generator
+
+        def run_drawing(*inputs):
+            """A generator's value goes in as its key, a next key comes out as a generator (so a
+            shared generator's update makes the next call draw anew, and set_value resets it)."""
+            inputs = list(inputs)
+            for i in generators_in:
+                inputs[i] = of_generator(inputs[i])
+            outputs = compiled(*inputs)
+            for i in generators_out:
+                outputs[i] = as_generator(outputs[i])
+            return tuple(outputs)
+
+        return run_drawing
 
     def create_thunk_inputs(self, storage_map):
         return [storage_map[n] for n in self.fgraph.inputs]

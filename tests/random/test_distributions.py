@@ -132,6 +132,7 @@ def _fits(case: Case, x: np.ndarray, params) -> None:
             assert abs(x.var() - var) < 6 * spread, (params, x.var(), var)
 
 
+@pytest.mark.one_environment  # the numbers are ptonnx's formulas; the PyTensor line shows in the shapes test
 @pytest.mark.parametrize("op", sorted(CASES))
 def test_draws_match_scipy(op):
     case = CASES[op]
@@ -196,6 +197,7 @@ def test_every_random_op_is_reached_from_pytensor():
     assert set(CASES) == {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "random" and name.startswith("Random")}
 
 
+@pytest.mark.one_environment
 @pytest.mark.parametrize("op", ["RandomUniform", "RandomNormal", "RandomExponential"])
 def test_the_standard_variates_at_two_million_draws(op):
     """The variates others are built on, at a size where a 1% error in scale or a skew shows:

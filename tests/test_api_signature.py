@@ -10,7 +10,8 @@ import pytest
 from pytensor.graph.replace import graph_replace
 
 import ptonnx
-from ptonnx.errors import PassError, PtonnxError, RandomVariableError, SignatureError
+from ptonnx import keys
+from ptonnx.errors import PassError, PtonnxError, SignatureError
 from ptonnx.passes import ConstantFolding, DeadCodeElimination, PassResult, UnifyDtypes
 from tests.conftest import REFERENCE_MODE, REWRITTEN_MODE, assert_matches
 
@@ -158,18 +159,20 @@ def _random_graph():
     return x, draw, draw + x
 
 
-def test_random_draws_are_refused_naming_the_generator():
-    x, _, z = _random_graph()
-    what_to_do = r"(?s)random generator my_rng.*normal_rv.*Draw the numbers outside the model.*graph_replace"
-    with pytest.raises(RandomVariableError, match=what_to_do):
-        ptonnx.compile_function([x], [z])
-    with pytest.raises(RandomVariableError, match=what_to_do):  # the same graph inside a compiled function
-        ptonnx.compile(pytensor.function([x], z, mode=REWRITTEN_MODE))
-    with pytest.raises(RandomVariableError, match=what_to_do):  # the ONNX mode keeps the generator an input
-        pytensor.function([x], z, mode="ONNX")
-    unnamed = pt.random.normal(size=3) + x
-    with pytest.raises(RandomVariableError, match=r"random generator RNG\(<Generator"):
-        ptonnx.compile_function([x], [unnamed])
+def test_a_shared_generator_is_a_key_input_named_for_it():
+    """Draws compile: the shared generator is a key input after the user's (ptonnx.keys), in a
+    graph, in a compiled function's graph and in the ONNX mode; an unnamed one gets a name."""
+    x, draw, z = _random_graph()
+    cm = ptonnx.compile_function([x], [z])
+    assert cm.input_names == ["x", "my_rng"]
+    a, b = cm(np.zeros(3), keys.key(1))[0], cm(np.zeros(3), keys.key(2))[0]
+    assert a.shape == (3,) and not np.isclose(a, b).any()
+    np.testing.assert_array_equal(cm(np.zeros(3), keys.key(1))[0], a)
+    exported = ptonnx.compile(pytensor.function([x], z, mode=REWRITTEN_MODE))
+    assert exported.input_names == ["x", "my_rng"]
+    assert pytensor.function([x], z, mode="ONNX")(np.zeros(3)).shape == (3,)
+    unnamed = ptonnx.compile_function([x], [pt.random.normal(size=3) + x])
+    assert len(unnamed.input_names) == 2 and unnamed.model.graph.input[1].type.tensor_type.elem_type == 12  # uint32
 
 
 def test_the_advice_for_random_draws_works():

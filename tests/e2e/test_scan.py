@@ -18,10 +18,11 @@ import onnx
 import pytensor
 import pytensor.tensor as pt
 import pytest
+import scipy.stats as st
 from pytensor.scan.utils import until
 
 import ptonnx
-from ptonnx.errors import RandomVariableError
+from ptonnx import keys
 from tests.conftest import REFERENCE_MODE, assert_same, check_like_pytensor, run_at_every_level
 
 warnings.filterwarnings("ignore", message="Scan return signature", category=DeprecationWarning)
@@ -230,13 +231,28 @@ def test_a_shared_variable_the_scan_body_updates_in_the_onnx_mode():
         assert_same(state.get_value(), reference_state.get_value(), "updated shared variable")
 
 
-def test_random_draws_inside_a_scan_are_refused():
+def test_random_draws_inside_a_scan():
+    """A generator read by every step draws the same numbers each step (as PyTensor's Scan); one
+    the steps carry draws anew each step: normal draws, both onnxruntime levels alike."""
     x = pt.dvector("x")
-    rng = np.random.default_rng(0)
-    srng = pytensor.shared(rng)
-    ys = scan(lambda a, r: a + pt.random.normal(rng=r), sequences=[x], non_sequences=[srng])
-    with pytest.raises(RandomVariableError):
-        ptonnx.compile_function([x], [ys])
+    srng = pytensor.shared(np.random.default_rng(0))
+    same = scan(lambda a, r: a + pt.random.normal(rng=r), sequences=[x], non_sequences=[srng])
+    (got,) = ptonnx.compile_function([x], [same])(np.arange(5.0), keys.key(1))
+    np.testing.assert_allclose(got - np.arange(5.0), got[0], rtol=0, atol=1e-15)  # x + z - x: one rounding of 4 + z
+    reference = pytensor.function([x], same - x)(np.zeros(5))
+    assert np.all(reference == reference[0])
+
+    def step(a, r):
+        nxt, z = pt.random.normal(rng=r).owner.outputs
+        return a + z, nxt
+
+    carried, _ = scan(step, sequences=[x], outputs_info=[None, srng])
+    cm = ptonnx.compile_function([x], [carried])
+    draws = run_at_every_level(cm, np.zeros(4000), keys.key(2))
+    first, second = (out[0] for out in draws.values())
+    np.testing.assert_array_equal(first, second)
+    assert len(np.unique(first)) == first.size
+    assert st.cramervonmises(first, "norm").pvalue > 1e-3
 
 
 def test_the_loop_is_one_onnx_loop_and_invariants_leave_it():

@@ -1,6 +1,5 @@
 """lifting/lift.py: the driver's own rule, OpFromGraph (inlined: a fresh copy of its inner graph,
-nested ones too), and its refusals: random generators and draws (RandomVariableError naming the
-generator and what to do instead)."""
+nested ones too) and random generators as keys."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import pytest
 from pytensor.compile.builders import OpFromGraph
 
 from ptonnx.api import function_graph
-from ptonnx.errors import RandomVariableError
 from ptonnx.lifting import lift
 from tests.lifting.helpers import F64_EDGES, check_lift, ops
 
@@ -52,9 +50,12 @@ def test_nested_op_from_graphs_and_one_used_twice():
     assert ops(g).count("ReduceSum") == 4
 
 
-def test_a_random_generator_input_is_refused():
+def test_a_random_generator_is_a_key_and_a_draw_its_random_op():
     rng = pytensor.shared(np.random.default_rng(0), name="rng")
     x = pt.dvector("x")
     draw = pt.random.normal(size=x.shape, rng=rng)
-    with pytest.raises(RandomVariableError, match=r"(?s)cannot compile random draws.*rng.*is drawn by normal.*give them as an input"):
-        lift(function_graph([x], [x + draw]))
+    g = lift(function_graph([x], [x + draw]))
+    assert [str(v.type) for v in g.inputs] == ["f64[x_dim0]", "u32[2]"]
+    assert ops(g).count("RandomNormal") == 1 and g.outputs[0].shape == ("x_dim0",)
+
+

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
-import pytest
 from pytensor.compile.builders import OpFromGraph
 
 from ptonnx.api import function_graph

@@ -1,0 +1,126 @@
+"""The gamma family: gamma, inverse gamma, beta, Student's t, generalized gamma, Dirichlet
+(and von Mises, Best and Fisher's rejection sampler), over rejection loops (`rejection.py`).
+
+A standard gamma variate of shape a >= 1 is Marsaglia and Tsang's (2000): with d = a - 1/3
+and c = 1 / sqrt(9 d), a normal x and a uniform u, accept v = (1 + c x)**3 where c x > -1
+and log u < x**2 / 2 + d (1 - v + log v), giving d v; 1 - v + log v is written
+3 log1p(w) - w (3 + w (3 + w)) for w = c x (no cancellation against 1 for huge a). The
+acceptance rate is above 0.95 for every a >= 1. For a < 1 it is G(a + 1) u**(1/a), computed
+as exp(log G + log(u) / a): 0 where that underflows, as NumPy's is; a = 0 gives 0, a = inf
+inf, NaN NaN (NumPy's). Ratios of gammas (beta, Dirichlet) are taken in logs, so that
+parameters so small that both gammas underflow still give NumPy's 0s and 1s.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ptonnx.decompositions.expr import Ex, exp, log, log1p, select, sqrt, where
+from ptonnx.decompositions.random.bits import lane_bits, open_unit
+from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op, scipy_scale
+from ptonnx.decompositions.random.draws import Draws, above, at_least
+from ptonnx.decompositions.random.rejection import Trip, sampler_key, until_accepted
+
+
+def _marsaglia_tsang(trip: Trip, params: list[Ex]) -> tuple[Ex, Ex]:
+    d, c = params
+    (x,), (u,) = trip.normals, trip.uniforms
+    w = c * x
+    v = (1.0 + w) * (1.0 + w) * (1.0 + w)
+    bound = x * x * 0.5 + d * (log1p(w) * 3.0 - w * (3.0 + w * (3.0 + w)))
+    return d * v, (w > -1.0) & (log(u) < bound)
+
+
+class Gamma:
+    """Standard gamma variates of shape `a` (float64, broadcast against the draws) for a
+    `Draws`, from the op's sampler `which`: `value` (the variate) and `log` (its log, finite
+    where the variate underflows)."""
+
+    def __init__(self, d: Draws, a: Ex, which: int = 0):
+        key = sampler_key(d.key, which)
+        regular = (a >= 0.0) & (a < math.inf)
+        self.a, self.boost = a, a < 1.0
+        shape = where(regular, where(self.boost, a + 1.0, a), 1.0)
+        dd = shape - 1.0 / 3.0
+        c = 1.0 / sqrt(dd * 9.0)
+        self.g = until_accepted(key, d.shape, d.n, [dd, c], _marsaglia_tsang, normals=1, uniforms=1, op=d.op)
+        self.log_u = log(d.shaped(open_unit(lane_bits(key, 0, d.n))))
+        self._special = ((a.isnan(), math.nan), (a.eq(math.inf), math.inf))
+
+    @property
+    def log(self) -> Ex:
+        """The variate's log: log G + log(u) / a below a = 1 (-inf for a = 0)."""
+        log_g = log(self.g)
+        return select(*self._special, otherwise=where(self.boost, log_g + self.log_u / self.a, log_g))
+
+    @property
+    def value(self) -> Ex:
+        return select(*self._special, otherwise=where(self.boost, exp(log(self.g) + self.log_u / self.a), self.g))
+
+    @property
+    def log_exponent(self) -> Ex:
+        """log(-log(u) / a): which of two gammas whose logs are both -inf is larger."""
+        return log(-self.log_u) - log(self.a)
+
+
+@random_op("RandomGamma")
+def gamma(d: Draws, shape: Ex, scale: Ex) -> Ex:
+    """NumPy's gamma: scale times a standard gamma of shape `shape`."""
+    x = scale * Gamma(d, shape).value
+    return d.checked(x, (at_least(shape, 0.0), "shape < 0"), (at_least(scale, 0.0), "scale < 0"))
+
+
+@random_op("RandomInvGamma")
+def invgamma(d: Draws, shape: Ex, scale: Ex) -> Ex:
+    """PyTensor's: 1 / gamma(shape, 1 / scale)."""
+    inverse = 1.0 / scale
+    x = 1.0 / (Gamma(d, shape).value * inverse)
+    return d.checked(x, (at_least(shape, 0.0), "shape < 0"), (at_least(inverse, 0.0), "scale < 0"))
+
+
+@random_op("RandomBeta")
+def beta(d: Draws, alpha: Ex, beta: Ex) -> Ex:
+    """X / (X + Y) for gammas X of shape alpha and Y of shape beta, as 1 / (1 + exp(log Y - log X));
+    where both logs are -inf (parameters near the least double), the one with the smaller
+    exponent -log(u) / a wins."""
+    gx, gy = Gamma(d, alpha, 0), Gamma(d, beta, 1)
+    lx, ly = gx.log, gy.log
+    x = 1.0 / (1.0 + exp(ly - lx))
+    x = where(lx.eq(-math.inf) & ly.eq(-math.inf), where(gx.log_exponent < gy.log_exponent, 1.0, 0.0, like=x), x)
+    return d.checked(x, (above(alpha, 0.0), "a <= 0"), (above(beta, 0.0), "b <= 0"))
+
+
+@random_op("RandomStudentT")
+def student_t(d: Draws, df: Ex, loc: Ex, scale: Ex) -> Ex:
+    """SciPy's t (NumPy's standard_t): loc + scale z sqrt(df / 2 / G), G a gamma of shape df / 2."""
+    half = df * 0.5
+    x = loc + scale * (d.normal() * sqrt(half / Gamma(d, half).value))
+    return d.checked(x, (df > 0.0, SCIPY_DOMAIN.format(what="df must be > 0", dist="t")), scipy_scale(d, scale, "t"))
+
+
+@random_op("RandomGenGamma")
+def gengamma(d: Draws, alpha: Ex, p: Ex, lambd: Ex) -> Ex:
+    """PyTensor's: SciPy's gengamma(a = alpha / p, c = p, scale = lambd), lambd G**(1/p) for a
+    gamma G of shape alpha / p (in logs: no underflow of G for tiny shapes)."""
+    a = alpha / p
+    x = lambd * exp(Gamma(d, a).log / p)
+    ok = (a > 0.0) & p.ne(0.0)
+    return d.checked(x, (ok, SCIPY_DOMAIN.format(what="alpha / p must be > 0 and p != 0", dist="gengamma")),
+                     scipy_scale(d, lambd, "gengamma"))
+
+
+@random_op("RandomDirichlet")
+def dirichlet(d: Draws, alphas: Ex) -> Ex:
+    """Gammas of shapes `alphas` normalised along the last axis (in logs, shifted by their
+    maximum); all 0 where every gamma is 0 (alphas of 0), as NumPy's."""
+    last = d.shape.value.type.shape[0] - 1
+    logs = Gamma(d, alphas).log
+    top = logs.op("ReduceMax", axes=(last,), keepdims=True)
+    top = where(top.eq(-math.inf), 0.0, top)
+    e = exp(logs - top)
+    total = e.op("ReduceSum", axes=(last,), keepdims=True)
+    x = where(total.eq(0.0), 0.0, e / total)
+    return d.checked(x, (at_least(alphas, 0.0), "alpha < 0"))
+
+
+__all__ = ["Gamma", "beta", "dirichlet", "gamma", "gengamma", "invgamma", "student_t"]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ptonnx.decompositions.expr import Ex, exp, log, log1p, select, sqrt, where
 from ptonnx.decompositions.random.bits import lane_bits, open_unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op, scipy_scale
@@ -31,10 +33,17 @@ def _marsaglia_tsang(trip: Trip, params: list[Ex]) -> tuple[Ex, Ex]:
     return d * v, (w > -1.0) & (log(u) < bound)
 
 
+def flat(d: Draws, p: Ex) -> Ex:
+    """`p` broadcast against the draws, as a vector of their n elements. The samplers compute on
+    vectors: onnxruntime's float64 Exp and Log round an element by its place in a SIMD packet, so
+    the layout its optimiser picks for a broadcast (N, K) matrix would change their last bits."""
+    return p.op("Expand", d.shape).op("Reshape", d.n.op("Unsqueeze", axes=(0,)))
+
+
 class Gamma:
-    """Standard gamma variates of shape `a` (float64, broadcast against the draws) for a
-    `Draws`, from the op's sampler `which`: `value` (the variate) and `log` (its log, finite
-    where the variate underflows)."""
+    """Standard gamma variates of shapes `a` (a float64 vector of the draws' n elements, `flat`)
+    from the op's sampler `which`: `value` (the variate) and `log` (its log, finite where the
+    variate underflows), as vectors."""
 
     def __init__(self, d: Draws, a: Ex, which: int = 0):
         key = sampler_key(d.key, which)
@@ -43,8 +52,9 @@ class Gamma:
         shape = where(regular, where(self.boost, a + 1.0, a), 1.0)
         dd = shape - 1.0 / 3.0
         c = 1.0 / sqrt(dd * 9.0)
-        self.g = until_accepted(key, d.shape, d.n, [dd, c], _marsaglia_tsang, normals=1, uniforms=1, op=d.op)
-        self.log_u = log(d.shaped(open_unit(lane_bits(key, 0, d.n))))
+        vector = d.n.op("Unsqueeze", axes=(0,))
+        self.g = until_accepted(key, vector, d.n, [dd, c], _marsaglia_tsang, normals=1, uniforms=1, op=d.op)
+        self.log_u = log(open_unit(lane_bits(key, 0, d.n)))
         self._special = ((a.isnan(), math.nan), (a.eq(math.inf), math.inf))
 
     @property
@@ -64,18 +74,18 @@ class Gamma:
 
 
 @random_op("RandomGamma")
-def gamma(d: Draws, shape: Ex, scale: Ex) -> Ex:
-    """NumPy's gamma: scale times a standard gamma of shape `shape`."""
-    x = scale * Gamma(d, shape).value
-    return d.checked(x, (at_least(shape, 0.0), "shape < 0"), (at_least(scale, 0.0), "scale < 0"))
+def gamma(d: Draws, alpha: Ex, scale: Ex) -> Ex:
+    """NumPy's gamma: scale times a standard gamma of shape `alpha` (PyTensor's and NumPy's `shape`)."""
+    x = d.shaped(flat(d, scale) * Gamma(d, flat(d, alpha)).value)
+    return d.checked(x, (at_least(alpha, 0.0), "shape < 0"), (at_least(scale, 0.0), "scale < 0"))
 
 
 @random_op("RandomInvGamma")
-def invgamma(d: Draws, shape: Ex, scale: Ex) -> Ex:
-    """PyTensor's: 1 / gamma(shape, 1 / scale)."""
+def invgamma(d: Draws, alpha: Ex, scale: Ex) -> Ex:
+    """PyTensor's: 1 / gamma(alpha, 1 / scale)."""
     inverse = 1.0 / scale
-    x = 1.0 / (Gamma(d, shape).value * inverse)
-    return d.checked(x, (at_least(shape, 0.0), "shape < 0"), (at_least(inverse, 0.0), "scale < 0"))
+    x = d.shaped(1.0 / (Gamma(d, flat(d, alpha)).value * flat(d, inverse)))
+    return d.checked(x, (at_least(alpha, 0.0), "shape < 0"), (at_least(inverse, 0.0), "scale < 0"))
 
 
 @random_op("RandomBeta")
@@ -83,18 +93,19 @@ def beta(d: Draws, alpha: Ex, beta: Ex) -> Ex:
     """X / (X + Y) for gammas X of shape alpha and Y of shape beta, as 1 / (1 + exp(log Y - log X));
     where both logs are -inf (parameters near the least double), the one with the smaller
     exponent -log(u) / a wins."""
-    gx, gy = Gamma(d, alpha, 0), Gamma(d, beta, 1)
+    gx, gy = Gamma(d, flat(d, alpha), 0), Gamma(d, flat(d, beta), 1)
     lx, ly = gx.log, gy.log
     x = 1.0 / (1.0 + exp(ly - lx))
     x = where(lx.eq(-math.inf) & ly.eq(-math.inf), where(gx.log_exponent < gy.log_exponent, 1.0, 0.0, like=x), x)
-    return d.checked(x, (above(alpha, 0.0), "a <= 0"), (above(beta, 0.0), "b <= 0"))
+    return d.checked(d.shaped(x), (above(alpha, 0.0), "a <= 0"), (above(beta, 0.0), "b <= 0"))
 
 
 @random_op("RandomStudentT")
 def student_t(d: Draws, df: Ex, loc: Ex, scale: Ex) -> Ex:
     """SciPy's t (NumPy's standard_t): loc + scale z sqrt(df / 2 / G), G a gamma of shape df / 2."""
-    half = df * 0.5
-    x = loc + scale * (d.normal() * sqrt(half / Gamma(d, half).value))
+    half = flat(d, df * 0.5)
+    z = d.normal().op("Reshape", d.n.op("Unsqueeze", axes=(0,)))
+    x = loc + scale * d.shaped(z * sqrt(half / Gamma(d, half).value))
     return d.checked(x, (df > 0.0, SCIPY_DOMAIN.format(what="df must be > 0", dist="t")), scipy_scale(d, scale, "t"))
 
 
@@ -103,7 +114,7 @@ def gengamma(d: Draws, alpha: Ex, p: Ex, lambd: Ex) -> Ex:
     """PyTensor's: SciPy's gengamma(a = alpha / p, c = p, scale = lambd), lambd G**(1/p) for a
     gamma G of shape alpha / p (in logs: no underflow of G for tiny shapes)."""
     a = alpha / p
-    x = lambd * exp(Gamma(d, a).log / p)
+    x = lambd * d.shaped(exp(Gamma(d, flat(d, a)).log / flat(d, p)))
     ok = (a > 0.0) & p.ne(0.0)
     return d.checked(x, (ok, SCIPY_DOMAIN.format(what="alpha / p must be > 0 and p != 0", dist="gengamma")),
                      scipy_scale(d, lambd, "gengamma"))
@@ -114,13 +125,16 @@ def dirichlet(d: Draws, alphas: Ex) -> Ex:
     """Gammas of shapes `alphas` normalised along the last axis (in logs, shifted by their
     maximum); all 0 where every gamma is 0 (alphas of 0), as NumPy's."""
     last = d.shape.value.type.shape[0] - 1
-    logs = Gamma(d, alphas).log
+    logs = d.shaped(Gamma(d, flat(d, alphas)).log)
     top = logs.op("ReduceMax", axes=(last,), keepdims=True)
     top = where(top.eq(-math.inf), 0.0, top)
-    e = exp(logs - top)
-    total = e.op("ReduceSum", axes=(last,), keepdims=True)
+    e = d.shaped(exp((logs - top).op("Reshape", d.n.op("Unsqueeze", axes=(0,)))))
+    # a running sum's last element: added in order on every runtime and level (a ReduceSum's order
+    # is onnxruntime's, which changes with the layout its optimiser picks)
+    starts, ends, steps = (Ex(e.scope, e.scope.constant(np.array([i], dtype=np.int64))) for i in (-1, np.iinfo(np.int64).max, 1))
+    total = e.op("CumSum", axis=last).op("Slice", starts, ends, steps, axes=(last,))
     x = where(total.eq(0.0), 0.0, e / total)
     return d.checked(x, (at_least(alphas, 0.0), "alpha < 0"))
 
 
-__all__ = ["Gamma", "beta", "dirichlet", "gamma", "gengamma", "invgamma", "student_t"]
+__all__ = ["Gamma", "flat", "beta", "dirichlet", "gamma", "gengamma", "invgamma", "student_t"]

@@ -27,7 +27,7 @@ RANDOM_OPS = {
     "geometric": "RandomGeometric", "integers": "RandomIntegers", "categorical": "RandomCategorical",
     # rejection samplers
     "gamma": "RandomGamma", "invgamma": "RandomInvGamma", "beta": "RandomBeta", "t": "RandomStudentT",
-    "gengamma": "RandomGenGamma", "dirichlet": "RandomDirichlet",
+    "gengamma": "RandomGenGamma", "dirichlet": "RandomDirichlet", "vonmises": "RandomVonMises",
 }
 
 

@@ -1,4 +1,4 @@
-"""The rejection samplers' random ops (`decompositions/random/gamma.py`): hand-built IR, lowered
+"""The rejection samplers' random ops (`decompositions/random/gamma.py`, `vonmises.py`): hand-built IR, lowered
 and run at both onnxruntime levels, against `interpret` of the same graph (the decomposition run
 by NumPy: the same Threefry bits, so the same trips accept). Float draws agree to a relative
 1e-12 (interpret takes log and exp from NumPy's libm, onnxruntime from its own); the two
@@ -22,7 +22,8 @@ from tests.conftest import ORT_LEVELS, session_options
 pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
 
 #: the rejection samplers' ops, each with its hand-built case below (read by tests/ir/test_registry.py)
-COVERS = frozenset({"RandomGamma", "RandomInvGamma", "RandomBeta", "RandomStudentT", "RandomGenGamma", "RandomDirichlet"})
+COVERS = frozenset({"RandomGamma", "RandomInvGamma", "RandomBeta", "RandomStudentT", "RandomGenGamma", "RandomDirichlet",
+                    "RandomVonMises"})
 
 #: each op's parameters: one row per element (broadcast against the draws' last axis)
 CASES = {
@@ -32,6 +33,7 @@ CASES = {
     "RandomStudentT": [[0.1, 1.0, 3.0, 30.0, 1e6], [0.0, 1.0, -2.0, 0.0, 0.0], [1.0, 2.0, 0.5, 0.0, 1.0]],
     "RandomGenGamma": [[0.5, 3.0, -2.0, 1e-3], [2.0, 0.5, -1.0, 2.0], [1.0, 2.0, 1.0, 0.0]],
     "RandomDirichlet": [[1.0, 2.0, 1e-3, 0.0, 5.0]],
+    "RandomVonMises": [[0.0, 1.0, -2.0, 3.0, 0.5, 0.0, np.nan], [1.0, 1e-9, 1e-6, 50.0, 1e7, np.nan, 1.0]],
 }
 ROWS = 300
 

@@ -1,4 +1,4 @@
-"""The rejection samplers (gamma, invgamma, beta, t, gengamma, dirichlet; chisquare through gamma),
+"""The rejection samplers (gamma, invgamma, beta, t, gengamma, dirichlet, vonmises; chisquare through gamma),
 end to end: a PyTensor graph compiled by ptonnx draws 20000 values per parameter set under a fixed
 key; both onnxruntime levels give the same bits, the draws have the shape and dtype of PyTensor's
 own, and they fit SciPy's distribution (Cramér-von Mises, p > 1e-3; mean and variance within 6
@@ -33,6 +33,7 @@ REACHED_BY = {
     "RandomStudentT": ("test_t_fits", "test_t_edges", "test_float32_draws", "test_bad_parameters_raise_as_pytensor"),
     "RandomGenGamma": ("test_gengamma_fits", "test_float32_draws", "test_bad_parameters_raise_as_pytensor"),
     "RandomDirichlet": ("test_dirichlet_fits", "test_dirichlet_edges", "test_float32_draws", "test_bad_parameters_raise_as_pytensor"),
+    "RandomVonMises": ("test_vonmises_fits", "test_vonmises_edges", "test_float32_draws", "test_bad_parameters_raise_as_pytensor"),
 }
 
 
@@ -195,13 +196,31 @@ def test_dirichlet_edges():
     fits(x[:, 1, 0], st.beta(2.0, 0.5))
 
 
+@pytest.mark.parametrize("params", [(0.0, 1.0), (2.0, 3.0), (-3.0, 50.0), (0.0, 1e-9), (0.0, 1e-6), (1.0, 1e7)])
+def test_vonmises_fits(params):
+    """Draws on [-pi, pi]: their angle from mu, folded there too, is von Mises about 0 (SciPy's
+    vonmises with loc 0 lives on [-pi, pi])."""
+    mu, kappa = params
+    x = draw(pt.random.vonmises, params)
+    assert (np.abs(x) <= np.pi).all()
+    offset = np.mod(x - mu + np.pi, 2 * np.pi) - np.pi
+    fits(offset, st.vonmises(kappa))
+    moments(offset, st.vonmises(kappa))
+
+
+def test_vonmises_edges():
+    assert np.isnan(draw(pt.random.vonmises, (0.0, np.nan))).all()  # NumPy lets NaN through
+    assert np.isnan(draw(pt.random.vonmises, (np.nan, 1.0))).all()
+
+
 FLOAT32 = [(_gamma, (0.5, 2.0), st.gamma(0.5, scale=2.0)), (pt.random.invgamma, (3.0, 2.0), st.invgamma(3.0, scale=2.0)),
            (pt.random.beta, (2.0, 5.0), st.beta(2.0, 5.0)), (pt.random.t, (3.0, 1.0, 2.0), st.t(3.0, loc=1.0, scale=2.0)),
            (pt.random.gengamma, (3.0, 0.5, 2.0), st.gengamma(6.0, 0.5, scale=2.0)),
-           (lambda a, **kw: pt.random.dirichlet(a, **kw)[..., 0], ([2.0, 5.0],), st.beta(2.0, 5.0))]
+           (lambda a, **kw: pt.random.dirichlet(a, **kw)[..., 0], ([2.0, 5.0],), st.beta(2.0, 5.0)),
+           (pt.random.vonmises, (0.0, 2.0), st.vonmises(2.0))]
 
 
-@pytest.mark.parametrize(("rv", "params", "dist"), FLOAT32, ids=["gamma", "invgamma", "beta", "t", "gengamma", "dirichlet"])
+@pytest.mark.parametrize(("rv", "params", "dist"), FLOAT32, ids=["gamma", "invgamma", "beta", "t", "gengamma", "dirichlet", "vonmises"])
 def test_float32_draws(rv, params, dist):
     x = draw(rv, params, dtype="float32")
     assert x.dtype == np.float32
@@ -211,7 +230,8 @@ def test_float32_draws(rv, params, dist):
 BAD = [(_gamma, (-1.0, 1.0)), (_gamma, (1.0, -1.0)), (pt.random.invgamma, (-1.0, 1.0)), (pt.random.invgamma, (1.0, -1.0)),
        (pt.random.beta, (0.0, 1.0)), (pt.random.beta, (1.0, -1.0)), (pt.random.t, (-1.0, 0.0, 1.0)),
        (pt.random.t, (np.nan, 0.0, 1.0)), (pt.random.t, (1.0, 0.0, -1.0)), (pt.random.gengamma, (-1.0, 1.0, 1.0)),
-       (pt.random.gengamma, (1.0, 1.0, np.nan)), (pt.random.dirichlet, ([1.0, -1.0],))]
+       (pt.random.gengamma, (1.0, 1.0, np.nan)), (pt.random.dirichlet, ([1.0, -1.0],)),
+       (pt.random.vonmises, (0.0, -1.0))]
 
 
 @pytest.mark.parametrize(("rv", "params"), BAD)

@@ -53,6 +53,7 @@ DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], frozenset[str], str]] = {
     "RandomStudentT": (("df", "loc", "scale"), FLOAT_DTYPES, "Student's t of `df` degrees of freedom, shifted and scaled"),
     "RandomGenGamma": (("alpha", "p", "lambd"), FLOAT_DTYPES, "generalized gamma: lambd G**(1/p), G a gamma of shape alpha / p"),
     "RandomDirichlet": (("alphas",), FLOAT_DTYPES, "Dirichlet of the concentrations on alphas' last axis"),
+    "RandomVonMises": (("mu", "kappa"), FLOAT_DTYPES, "von Mises of mode mu and concentration kappa, on [-pi, pi] (decompositions/random/vonmises.py)"),
 }
 
 

@@ -103,14 +103,13 @@ def test_a_sampler_that_never_accepts_fails_the_run():
     k = g.add_input(TensorType("uint32", (2,)), "key")
     scope = Scope(Builder(g))
     words = tuple(Ex(scope, scope.op("Gather", [k, scope.scalar(i, "int64")], {"axis": 0})) for i in (0, 1))
-    shape = Ex(scope, scope.constant(np.array([5], dtype=np.int64)))
-    n = shape.op("ReduceProd", axes=(0,))
+    n = Ex(scope, scope.constant(np.array([5], dtype=np.int64))).op("ReduceProd", axes=(0,))
 
     def never(trip, params):
         (u,) = trip.uniforms
         return u, u < 0.0
 
-    out = until_accepted(words, shape, n, [], never, normals=0, uniforms=1, op="Never", max_trips=3)
+    out = until_accepted(words, n, [], never, normals=0, uniforms=1, op="Never", max_trips=3)
     g.set_outputs([out.value])
     with pytest.raises(CheckFailedError, match="Never: the rejection sampler accepted not every draw within 3 trips"):
         interpret(g, key(1))

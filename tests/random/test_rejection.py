@@ -108,8 +108,10 @@ def test_gamma_broadcasts_its_parameters():
 
 def test_gamma_edges():
     assert (draw(_gamma, (0.0, 1.0)) == 0).all()  # NumPy's standard_gamma(0)
+    assert draw(_gamma, (2.0, 1.0), size=(0, 3)).shape == (0, 3)
     assert (draw(_gamma, (2.0, 0.0)) == 0).all()
     assert np.isnan(draw(_gamma, (np.nan, 1.0))).all()  # NumPy lets NaN through
+    assert np.isnan(draw(_gamma, (-np.float64(np.nan), 1.0))).all()  # even with its sign bit set
     assert np.isinf(draw(_gamma, (np.inf, 1.0))).all()
 
 
@@ -189,7 +191,9 @@ def test_dirichlet_fits(alphas, lo, hi):
 
 
 def test_dirichlet_edges():
+    assert draw(pt.random.dirichlet, ([1.0, 2.0],), size=(0,)).shape == (0, 2)
     np.testing.assert_array_equal(draw(pt.random.dirichlet, ([0.0, 1.0],)), np.tile([0.0, 1.0], (N, 1)))
+    np.testing.assert_array_equal(draw(pt.random.dirichlet, ([-0.0, 1.0],)), np.tile([0.0, 1.0], (N, 1)))  # NumPy takes -0.0
     assert (draw(pt.random.dirichlet, ([0.0, 0.0],)) == 0).all()  # NumPy's
     x = draw(pt.random.dirichlet, ([[1.0, 1.0], [2.0, 0.5]],), size=(N // 2, 2))
     assert x.shape == (N // 2, 2, 2)
@@ -211,6 +215,7 @@ def test_vonmises_fits(params):
 def test_vonmises_edges():
     assert np.isnan(draw(pt.random.vonmises, (0.0, np.nan))).all()  # NumPy lets NaN through
     assert np.isnan(draw(pt.random.vonmises, (np.nan, 1.0))).all()
+    assert np.isnan(draw(pt.random.vonmises, (0.0, -np.float64(np.nan)))).all()  # a NaN with its sign bit set passes
 
 
 FLOAT32 = [(_gamma, (0.5, 2.0), st.gamma(0.5, scale=2.0)), (pt.random.invgamma, (3.0, 2.0), st.invgamma(3.0, scale=2.0)),
@@ -227,11 +232,13 @@ def test_float32_draws(rv, params, dist):
     fits(x, dist)
 
 
-BAD = [(_gamma, (-1.0, 1.0)), (_gamma, (1.0, -1.0)), (pt.random.invgamma, (-1.0, 1.0)), (pt.random.invgamma, (1.0, -1.0)),
+#: NumPy's non-negative parameters refuse -0.0 (it checks the sign bit), not NaN
+BAD = [(_gamma, (-1.0, 1.0)), (_gamma, (1.0, -1.0)), (_gamma, (-0.0, 1.0)), (_gamma, (1.0, -0.0)),
+       (pt.random.invgamma, (-1.0, 1.0)), (pt.random.invgamma, (1.0, -1.0)), (pt.random.invgamma, (1.0, -np.inf)),
        (pt.random.beta, (0.0, 1.0)), (pt.random.beta, (1.0, -1.0)), (pt.random.t, (-1.0, 0.0, 1.0)),
        (pt.random.t, (np.nan, 0.0, 1.0)), (pt.random.t, (1.0, 0.0, -1.0)), (pt.random.gengamma, (-1.0, 1.0, 1.0)),
        (pt.random.gengamma, (1.0, 1.0, np.nan)), (pt.random.dirichlet, ([1.0, -1.0],)),
-       (pt.random.vonmises, (0.0, -1.0))]
+       (pt.random.vonmises, (0.0, -1.0)), (pt.random.vonmises, (0.0, -0.0))]
 
 
 @pytest.mark.parametrize(("rv", "params"), BAD)

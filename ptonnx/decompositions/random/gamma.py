@@ -21,7 +21,7 @@ from ptonnx.decompositions.expr import Ex, exp, log, log1p, select, sqrt, where
 from ptonnx.decompositions.random.bits import lane_bits, open_unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op, scipy_scale
 from ptonnx.decompositions.random.draws import Draws, above, at_least
-from ptonnx.decompositions.random.rejection import Trip, sampler_key, until_accepted
+from ptonnx.decompositions.random.rejection import Trip, sampler_key, until_accepted, zeros
 
 
 def _marsaglia_tsang(trip: Trip, params: list[Ex]) -> tuple[Ex, Ex]:
@@ -33,11 +33,22 @@ def _marsaglia_tsang(trip: Trip, params: list[Ex]) -> tuple[Ex, Ex]:
     return d * v, (w > -1.0) & (log(u) < bound)
 
 
+def non_negative(x: Ex) -> Ex:
+    """NumPy's CONS_NON_NEGATIVE: x >= 0 and not -0.0 (its check is the sign bit's), true for NaN."""
+    return ((x < 0.0) | (x.eq(0.0) & ((1.0 / x) < 0.0))).op("Not")
+
+
 def flat(d: Draws, p: Ex) -> Ex:
-    """`p` broadcast against the draws, as a vector of their n elements. The samplers compute on
-    vectors: onnxruntime's float64 Exp and Log round an element by its place in a SIMD packet, so
-    the layout its optimiser picks for a broadcast (N, K) matrix would change their last bits."""
-    return p.op("Expand", d.shape).op("Reshape", d.n.op("Unsqueeze", axes=(0,)))
+    """`p` broadcast against the draws, as a vector of their n elements (by adding zeros: -0.0
+    becomes 0.0, as NumPy's `shape == 0` takes it). The samplers compute on vectors: onnxruntime's
+    float64 Exp and Log round an element by its place in a SIMD packet, so the layout its
+    optimiser picks for a broadcast (N, K) matrix would change their last bits."""
+    return (p + d.shaped(zeros(d.n))).op("Reshape", vector(d))
+
+
+def vector(d: Draws) -> Ex:
+    """The shape [n] of the draws as a vector."""
+    return d.n.op("Unsqueeze", axes=(0,))
 
 
 class Gamma:
@@ -52,8 +63,7 @@ class Gamma:
         shape = where(regular, where(self.boost, a + 1.0, a), 1.0)
         dd = shape - 1.0 / 3.0
         c = 1.0 / sqrt(dd * 9.0)
-        vector = d.n.op("Unsqueeze", axes=(0,))
-        self.g = until_accepted(key, vector, d.n, [dd, c], _marsaglia_tsang, normals=1, uniforms=1, op=d.op)
+        self.g = until_accepted(key, d.n, [dd, c], _marsaglia_tsang, normals=1, uniforms=1, op=d.op)
         self.log_u = log(open_unit(lane_bits(key, 0, d.n)))
         self._special = ((a.isnan(), math.nan), (a.eq(math.inf), math.inf))
 
@@ -77,7 +87,7 @@ class Gamma:
 def gamma(d: Draws, alpha: Ex, scale: Ex) -> Ex:
     """NumPy's gamma: scale times a standard gamma of shape `alpha` (PyTensor's and NumPy's `shape`)."""
     x = d.shaped(flat(d, scale) * Gamma(d, flat(d, alpha)).value)
-    return d.checked(x, (at_least(alpha, 0.0), "shape < 0"), (at_least(scale, 0.0), "scale < 0"))
+    return d.checked(x, (non_negative(alpha), "shape < 0"), (non_negative(scale), "scale < 0"))
 
 
 @random_op("RandomInvGamma")
@@ -85,7 +95,7 @@ def invgamma(d: Draws, alpha: Ex, scale: Ex) -> Ex:
     """PyTensor's: 1 / gamma(alpha, 1 / scale)."""
     inverse = 1.0 / scale
     x = d.shaped(1.0 / (Gamma(d, flat(d, alpha)).value * flat(d, inverse)))
-    return d.checked(x, (at_least(alpha, 0.0), "shape < 0"), (at_least(inverse, 0.0), "scale < 0"))
+    return d.checked(x, (non_negative(alpha), "shape < 0"), (non_negative(inverse), "scale < 0"))
 
 
 @random_op("RandomBeta")
@@ -104,7 +114,7 @@ def beta(d: Draws, alpha: Ex, beta: Ex) -> Ex:
 def student_t(d: Draws, df: Ex, loc: Ex, scale: Ex) -> Ex:
     """SciPy's t (NumPy's standard_t): loc + scale z sqrt(df / 2 / G), G a gamma of shape df / 2."""
     half = flat(d, df * 0.5)
-    z = d.normal().op("Reshape", d.n.op("Unsqueeze", axes=(0,)))
+    z = d.normal().op("Reshape", vector(d))
     x = loc + scale * d.shaped(z * sqrt(half / Gamma(d, half).value))
     return d.checked(x, (df > 0.0, SCIPY_DOMAIN.format(what="df must be > 0", dist="t")), scipy_scale(d, scale, "t"))
 
@@ -128,7 +138,7 @@ def dirichlet(d: Draws, alphas: Ex) -> Ex:
     logs = d.shaped(Gamma(d, flat(d, alphas)).log)
     top = logs.op("ReduceMax", axes=(last,), keepdims=True)
     top = where(top.eq(-math.inf), 0.0, top)
-    e = d.shaped(exp((logs - top).op("Reshape", d.n.op("Unsqueeze", axes=(0,)))))
+    e = d.shaped(exp((logs - top).op("Reshape", vector(d))))
     # a running sum's last element: added in order on every runtime and level (a ReduceSum's order
     # is onnxruntime's, which changes with the layout its optimiser picks)
     starts, ends, steps = (Ex(e.scope, e.scope.constant(np.array([i], dtype=np.int64))) for i in (-1, np.iinfo(np.int64).max, 1))
@@ -137,4 +147,4 @@ def dirichlet(d: Draws, alphas: Ex) -> Ex:
     return d.checked(x, (at_least(alphas, 0.0), "alpha < 0"))
 
 
-__all__ = ["Gamma", "flat", "beta", "dirichlet", "gamma", "gengamma", "invgamma", "student_t"]
+__all__ = ["Gamma", "flat", "non_negative", "vector", "beta", "dirichlet", "gamma", "gengamma", "invgamma", "student_t"]

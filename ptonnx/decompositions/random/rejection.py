@@ -48,13 +48,13 @@ def _slice(x: Ex, start: Ex, stop: Ex) -> Ex:
 
 
 class Trip:
-    """One trip's standard variates for every one of the `n` elements (float64 in `shape`):
+    """One trip's standard variates for every one of the `n` elements (float64 vectors):
     `normals` standard normals and `uniforms` uniforms on (0, 1) each, from one Threefry call
     on lane `lane` (a uint32 `Ex`). The normals are Box-Muller's, r cos t and r sin t of one
     pair of uniforms (`pairs` = ceil(normals n / 2) pairs)."""
 
-    def __init__(self, key: tuple[Ex, Ex], lane: Ex, n: Ex, shape: Ex, pairs: Ex, normals: int, uniforms: int):
-        self.n, self.shape = n, shape
+    def __init__(self, key: tuple[Ex, Ex], lane: Ex, n: Ex, pairs: Ex, normals: int, uniforms: int):
+        self.n = n
         total = pairs * 2 + n * uniforms if uniforms else pairs * 2
         u = open_unit(lane_bits(key, lane, total))
         zero = n.const(0)
@@ -63,11 +63,8 @@ class Trip:
             radius = sqrt(log(_slice(u, zero, pairs)) * -2.0)
             turn = _slice(u, pairs, pairs * 2) * (2 * math.pi)
             both = (radius * cos(turn)).op("Concat", radius * sin(turn), axis=0)
-            self.normals = [self._shaped(both, n * k) for k in range(normals)]
-        self.uniforms = [self._shaped(u, pairs * 2 + n * k) for k in range(uniforms)]
-
-    def _shaped(self, flat: Ex, start: Ex) -> Ex:
-        return _slice(flat, start, start + self.n).op("Reshape", self.shape)
+            self.normals = [_slice(both, n * k, n * (k + 1)) for k in range(normals)]
+        self.uniforms = [_slice(u, pairs * 2 + n * k, pairs * 2 + n * (k + 1)) for k in range(uniforms)]
 
 
 def _enter(scope: Scope, body: Graph, v: Ex, name: str, inputs: list) -> Ex:
@@ -83,30 +80,35 @@ def _enter(scope: Scope, body: Graph, v: Ex, name: str, inputs: list) -> Ex:
     return inner
 
 
-def until_accepted(key: tuple[Ex, Ex], shape: Ex, n: Ex, params: Sequence[Ex],
+def zeros(n: Ex) -> Ex:
+    """A float64 vector of n zeros (+0.0), made without Expand: onnxruntime 1.32's basic
+    optimiser drops an Expand of a 1-element value to a constant shape [0] as if it did nothing."""
+    return n.const(0).op("Range", n, n.const(1)).cast("float64") * 0.0
+
+
+def until_accepted(key: tuple[Ex, Ex], n: Ex, params: Sequence[Ex],
                    propose: Callable[[Trip, list[Ex]], tuple[Ex, Ex]], *, normals: int, uniforms: int, op: str,
                    max_trips: int = MAX_TRIPS) -> Ex:
-    """For each of the `n` elements of `shape` (float64), the first candidate accepted:
+    """For each of `n` elements (a float64 vector), the first candidate accepted:
     `propose(trip, params) -> (candidate, accepted)` builds, inside the loop's body, from the
-    trip's variates (`Trip`) and the parameters (`params`, outer values that broadcast
-    against `shape`, entering the body as invariants), a candidate and a bool mask, both in
-    `shape`. Trip t draws on lane t of `key` (t = 1 .. max_trips); the run fails (a `Check`
+    trip's variates (`Trip`) and the parameters (`params`, outer vectors of n or scalars,
+    entering the body as invariants), a candidate and a bool mask, both vectors of n. Trip t draws on lane t of `key` (t = 1 .. max_trips); the run fails (a `Check`
     naming `op`) if some element is not accepted after `max_trips` trips."""
-    outer = shape.scope
+    outer = n.scope
     body = Graph("rejection_body")
     scope = Scope(Builder(body, source=outer.builder.source))
     trip = body.add_input(TensorType("int64", ()), "trip")
-    start = Ex(outer, outer.scalar(0.0, "float64")).op("Expand", shape)
-    none = Ex(outer, outer.scalar(False, "bool")).op("Expand", shape)
+    start = zeros(n)
+    none = start < 0.0
     value = Ex(scope, body.add_input(start.value.type, "value"))
     accepted = Ex(scope, body.add_input(none.value.type, "accepted"))
     fixed: list = []
     pairs = (n * normals + 1).op("IntDiv", 2)
     inner_key = tuple(_enter(scope, body, k, f"key{i}", fixed) for i, k in enumerate(key))
-    inner_n, inner_shape, inner_pairs = (_enter(scope, body, v, name, fixed) for v, name in ((n, "n"), (shape, "shape"), (pairs, "pairs")))
+    inner_n, inner_pairs = (_enter(scope, body, v, name, fixed) for v, name in ((n, "n"), (pairs, "pairs")))
     inner_params = [_enter(scope, body, p, f"param{i}", fixed) for i, p in enumerate(params)]
     lane = Ex(scope, trip).cast("uint32") + 1
-    draws = Trip(inner_key, lane, inner_n, inner_shape, inner_pairs, normals, uniforms)
+    draws = Trip(inner_key, lane, inner_n, inner_pairs, normals, uniforms)
     candidate, ok = propose(draws, inner_params)
     newly = ok & accepted.op("Not")
     now = accepted | ok
@@ -120,4 +122,4 @@ def until_accepted(key: tuple[Ex, Ex], shape: Ex, n: Ex, params: Sequence[Ex],
     return result.op("Check", done, message=NOT_ACCEPTED.format(op=op, trips=max_trips), exception="builtins:RuntimeError")
 
 
-__all__ = ["MAX_TRIPS", "Trip", "sampler_key", "until_accepted"]
+__all__ = ["MAX_TRIPS", "Trip", "sampler_key", "until_accepted", "zeros"]

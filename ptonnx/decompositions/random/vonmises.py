@@ -16,8 +16,8 @@ import math
 
 from ptonnx.decompositions.expr import Ex, cos, fmod, log, select, sqrt, where
 from ptonnx.decompositions.random.continuous import random_op
-from ptonnx.decompositions.random.draws import Draws, at_least
-from ptonnx.decompositions.random.gamma import flat
+from ptonnx.decompositions.random.draws import Draws
+from ptonnx.decompositions.random.gamma import flat, non_negative, vector
 from ptonnx.decompositions.random.rejection import Trip, sampler_key, until_accepted
 
 #: below this kappa, draws are uniform; above HUGE a wrapped normal (NumPy's thresholds)
@@ -43,19 +43,19 @@ def vonmises(d: Draws, mu: Ex, kappa: Ex) -> Ex:
     r = 1.0 + sqrt(1.0 + 4.0 * k_ * k_)
     rho = (r - sqrt(2.0 * r)) / (2.0 * k_)
     s = where(k_ < SMALL, 1.0 / k_ + k_, (1.0 + rho * rho) / (2.0 * rho))
-    w = until_accepted(sampler_key(d.key, 0), d.n.op("Unsqueeze", axes=(0,)), d.n, [k_, s], _best_fisher,
+    w = until_accepted(sampler_key(d.key, 0), d.n, [k_, s], _best_fisher,
                        normals=0, uniforms=2, op=d.op)
     angle = w.op("Min", 1.0).op("Max", -1.0).op("ArcCos")
-    u = d.unit().op("Reshape", d.n.op("Unsqueeze", axes=(0,)))
+    u = d.unit().op("Reshape", vector(d))
     x = where(u < 0.5, -angle, angle) + m
     folded = fmod(abs(x) + math.pi, 2 * math.pi) - math.pi
     folded = where(x < 0.0, -folded, folded)
-    z = d.normal().op("Reshape", d.n.op("Unsqueeze", axes=(0,)))
+    z = d.normal().op("Reshape", vector(d))
     wrapped = m + sqrt(1.0 / k) * z
     wrapped = where(wrapped < -math.pi, wrapped + 2 * math.pi, wrapped)
     wrapped = where(wrapped > math.pi, wrapped - 2 * math.pi, wrapped)
     x = select((k.isnan(), math.nan), (k < TINY, (2.0 * u - 1.0) * math.pi), (k > HUGE, wrapped), otherwise=folded)
-    return d.checked(d.shaped(x), (at_least(kappa, 0.0), "kappa < 0"))
+    return d.checked(d.shaped(x), (non_negative(kappa), "kappa < 0"))
 
 
 __all__ = ["vonmises"]

@@ -1,5 +1,5 @@
-"""The gamma family: gamma, inverse gamma, beta, Student's t, generalized gamma, Dirichlet
-(and von Mises, Best and Fisher's rejection sampler), over rejection loops (`rejection.py`).
+"""The gamma family: gamma, inverse gamma, beta, Student's t, generalized gamma, Dirichlet,
+over rejection loops (`rejection.py`; von Mises, the other rejection sampler, is `vonmises.py`).
 
 A standard gamma variate of shape a >= 1 is Marsaglia and Tsang's (2000): with d = a - 1/3
 and c = 1 / sqrt(9 d), a normal x and a uniform u, accept v = (1 + c x)**3 where c x > -1
@@ -8,7 +8,8 @@ and log u < x**2 / 2 + d (1 - v + log v), giving d v; 1 - v + log v is written
 acceptance rate is above 0.95 for every a >= 1. For a < 1 it is G(a + 1) u**(1/a), computed
 as exp(log G + log(u) / a): 0 where that underflows, as NumPy's is; a = 0 gives 0, a = inf
 inf, NaN NaN (NumPy's). Ratios of gammas (beta, Dirichlet) are taken in logs, so that
-parameters so small that both gammas underflow still give NumPy's 0s and 1s.
+parameters so small that both gammas underflow still give NumPy's 0s and 1s. Everything
+transcendental is computed on vectors of the draws' elements (`flat`), whatever their shape.
 """
 
 from __future__ import annotations

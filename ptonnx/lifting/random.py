@@ -25,6 +25,9 @@ RANDOM_OPS = {
     "halfcauchy": "RandomHalfCauchy", "weibull": "RandomWeibull", "pareto": "RandomPareto",
     "triangular": "RandomTriangular", "wald": "RandomWald", "bernoulli": "RandomBernoulli",
     "geometric": "RandomGeometric", "integers": "RandomIntegers", "categorical": "RandomCategorical",
+    # rejection samplers
+    "gamma": "RandomGamma", "invgamma": "RandomInvGamma", "beta": "RandomBeta", "t": "RandomStudentT",
+    "gengamma": "RandomGenGamma", "dirichlet": "RandomDirichlet", "vonmises": "RandomVonMises",
 }
 
 

@@ -1,3 +1,4 @@
 """Random draws as decompositions over Threefry-2x32 bits (see `bits.py` for the key convention)."""
 
 from ptonnx.decompositions.random import bits, continuous, discrete  # noqa: F401  (register the decompositions)
+from ptonnx.decompositions.random import gamma, vonmises  # noqa: F401  (rejection samplers)

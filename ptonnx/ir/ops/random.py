@@ -47,6 +47,14 @@ DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], frozenset[str], str]] = {
     "RandomGeometric": (("p",), INT_DTYPES, "trials to the first success, 1, 2, ..."),
     "RandomIntegers": (("low", "high"), INT_DTYPES, "integers on [low, high)"),
     "RandomCategorical": (("p",), INT_DTYPES, "an index drawn with the probabilities on p's last axis"),
+    # rejection samplers (decompositions/random/gamma.py); PyTensor's `shape` is `alpha` (the draws' shape is `shape`)
+    "RandomGamma": (("alpha", "scale"), FLOAT_DTYPES, "gamma of shape `alpha` and scale `scale` (NumPy's gamma)"),
+    "RandomInvGamma": (("alpha", "scale"), FLOAT_DTYPES, "inverse gamma: 1 / gamma(alpha, 1 / scale)"),
+    "RandomBeta": (("alpha", "beta"), FLOAT_DTYPES, "beta"),
+    "RandomStudentT": (("df", "loc", "scale"), FLOAT_DTYPES, "Student's t of `df` degrees of freedom, shifted and scaled"),
+    "RandomGenGamma": (("alpha", "p", "lambd"), FLOAT_DTYPES, "generalized gamma: lambd G**(1/p), G a gamma of shape alpha / p"),
+    "RandomDirichlet": (("alphas",), FLOAT_DTYPES, "Dirichlet of the concentrations on alphas' last axis"),
+    "RandomVonMises": (("mu", "kappa"), FLOAT_DTYPES, "von Mises of mode mu and concentration kappa, on [-pi, pi] (decompositions/random/vonmises.py)"),
 }
 
 

@@ -62,24 +62,26 @@ def predictive_graph(model, var_names: Sequence[str] | None = None, *, kind: str
         free = [rv for rv in model.free_RVs if rv in ancestors(outputs)]
         rows = {rv: rv.type.clone(shape=(None, *rv.type.shape))(rv.name) for rv in free}
         single = {rv: rv.type(f"{rv.name}_row") for rv in free}
-        outputs = _constant_sizes(_inlined(clone_replace(outputs, single)))  # the free variables' values, not their draws
+        outputs = clone_replace(outputs, single)  # the free variables' values, not their draws
         inputs = list(rows.values())
         batched = {single[rv]: rows[rv] for rv in free}
         count = None
     else:
         count = pt.lscalar("draws")
         inputs, batched = [count], {}
-        outputs = _constant_sizes(_inlined(outputs))
+    data_inputs = []
+    if data == "inputs":  # before anything reads a container's current length
+        containers = [v for v in ancestors(outputs) if isinstance(v, SharedVariable) and not is_random(v)]
+        symbolic = {v: v.type(name=v.name) for v in containers}
+        outputs = clone_replace(outputs, symbolic)
+        data_inputs = list(symbolic.values())
+    outputs = _constant_sizes(_inlined(outputs))
     try:
         outputs = _vectorised(outputs, batched, count)
         outputs = clone_replace(outputs, {g: key for g in _generators(outputs) if g is not key})
     except (NotImplementedError, ValueError):  # a Scan drawing inside (a random walk), a mixture's indexing
         outputs = _scanned(outputs, batched, count, key)
-    if data == "inputs":
-        containers = [v for v in ancestors(outputs) if isinstance(v, SharedVariable) and not is_random(v)]
-        symbolic = {v: v.type(name=v.name) for v in containers}
-        outputs = clone_replace(outputs, symbolic)
-        inputs += list(symbolic.values())
+    inputs += [v for v in data_inputs if v in ancestors(outputs)]
     for name, out in zip(names, outputs, strict=True):
         out.name = name
     return [*inputs, key], outputs

@@ -1,0 +1,122 @@
+"""PyMC's predictive draws through ptonnx (`ptonnx.pymc_predictive`) against PyMC's own samplers.
+
+For each model of `models.MODELS`: the posterior predictive of every observed variable, drawn
+by `compile_predictive` for all rows of a posterior in one call, against
+`pm.sample_posterior_predictive` on the same posterior (the prior's draws stand in for one: any
+rows of parameter values will do), and the prior predictive against `pm.sample_prior_predictive`;
+two-sample tests (Cramér–von Mises, chi-square for counts) on observations' marginals and on
+the pooled draws, at fixed keys and seeds, so the tests are deterministic.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.stats as st
+from pytensor.compile.mode import Mode
+
+from ptonnx.keys import key
+from tests.pymc.models import MODELS, data_scale
+
+pm = pytest.importorskip("pymc")
+pp = pytest.importorskip("ptonnx.pymc_predictive")
+
+#: posterior rows (the issue's 4,000); PyMC loops over them in Python, ptonnx draws them in one call
+ROWS = 4000
+#: PyMC's samplers without C compilation (minutes for these graphs on a fresh machine)
+PYMC_MODE = Mode(linker="py", optimizer="fast_run")
+P_MIN = 1e-4
+
+
+def _same_distribution(ours: np.ndarray, theirs: np.ndarray, what: str) -> None:
+    """Two samples of one distribution (shapes (rows, ...)): each of three observations' marginals
+    and the pooled draws."""
+    assert ours.shape == theirs.shape and ours.dtype.kind == theirs.dtype.kind, (what, ours.shape, theirs.shape)
+    flat_ours, flat_theirs = ours.reshape(len(ours), -1), theirs.reshape(len(theirs), -1)
+    columns = sorted({0, flat_ours.shape[1] // 2, flat_ours.shape[1] - 1}) if flat_ours.shape[1] else []
+    samples = [(flat_ours[:, c], flat_theirs[:, c], f"{what}[{c}]") for c in columns]
+    samples.append((flat_ours.ravel()[::7], flat_theirs.ravel()[::7], f"{what} pooled"))
+    for a, b, label in samples:
+        if ours.dtype.kind in "iub":
+            values = np.union1d(a, b)
+            table = np.array([[np.sum(a == v) for v in values], [np.sum(b == v) for v in values]])
+            keep = table.sum(0) >= 10
+            table = np.column_stack([table[:, keep], table[:, ~keep].sum(1)]) if (~keep).any() else table
+            table = table[:, table.sum(0) > 0]
+            if table.shape[1] > 1:
+                assert st.chi2_contingency(table).pvalue > P_MIN, label
+        else:
+            finite = np.isfinite(a) & np.isfinite(b)
+            assert st.cramervonmises_2samp(a[finite], b[finite]).pvalue > P_MIN, label
+
+
+def _posterior(model):
+    with model, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prior = pm.sample_prior_predictive(ROWS, random_seed=11, compile_kwargs={"mode": PYMC_MODE})
+    return prior.prior
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_posterior_predictive_draws_as_pymc(name):
+    model = MODELS[name]()
+    posterior = _posterior(model)
+    observed = [rv.name for rv in model.observed_RVs]
+    cm = pp.compile_predictive(model, observed)
+    assert cm.input_names[-1] == "key"
+    ours = cm(*pp.inputs_from(cm, posterior), key(1))
+    with model, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = pm.sample_posterior_predictive(posterior.to_dataset() if hasattr(posterior, "to_dataset") else posterior,
+                                                var_names=observed, random_seed=2, progressbar=False,
+                                                compile_kwargs={"mode": PYMC_MODE}).posterior_predictive
+    for name_, got in zip(observed, ours, strict=True):
+        expected = np.asarray(theirs[name_])
+        _same_distribution(got, expected.reshape(-1, *expected.shape[2:]), name_)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_prior_predictive_draws_as_pymc(name):
+    model = MODELS[name]()
+    cm = pp.compile_predictive(model, kind="prior")
+    assert cm.input_names == ["draws", "key"]
+    ours = cm(np.int64(ROWS), key(3))
+    with model, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = pm.sample_prior_predictive(ROWS, random_seed=4, compile_kwargs={"mode": PYMC_MODE})
+    groups = [theirs.prior, *([theirs.prior_predictive] if "prior_predictive" in theirs else [])]
+    for name_, got in zip(cm.output_names, ours, strict=True):
+        expected = next(np.asarray(g[name_]) for g in groups if name_ in g)
+        _same_distribution(got, expected.reshape(-1, *expected.shape[2:]), name_)
+
+
+def test_a_row_with_an_invalid_parameter_raises_as_pymc():
+    """A posterior row with a negative scale: PyMC's forward sampler raises (NumPy's ValueError),
+    and so does the model (ptonnx's CheckFailedError is a ValueError)."""
+    model = MODELS["linear_regression"]()
+    cm = pp.compile_predictive(model, ["obs"])
+    rows = {"intercept": np.zeros((1, 3)), "slope": np.zeros((1, 3)), "sigma": np.array([[1.0, -1.0, 1.0]])}
+    with pytest.raises(ValueError, match="scale < 0"):
+        cm(*pp.inputs_from(cm, rows), key(0))
+    good = {**rows, "sigma": np.ones((1, 3))}
+    assert cm(*pp.inputs_from(cm, good), key(0))[0].shape == (3, 100)
+
+
+def test_data_as_inputs_draw_for_new_data():
+    """data="inputs": new data of another length draws predictions of that length."""
+    model = MODELS["linear_regression"]()
+    cm = pp.compile_predictive(model, ["obs"], data="inputs")
+    assert cm.input_names == ["intercept", "slope", "sigma", "x", "key"]  # y is only observed: no input
+    rows = {"intercept": np.full((1, 50), 1.0), "slope": np.full((1, 50), 2.0), "sigma": np.full((1, 50), 1e-9)}
+    x_new = np.linspace(0, 1, 7)
+    feeds = dict(zip([v.name for v in cm.ir.inputs][:3], pp.inputs_from(cm, rows), strict=True))
+    feeds |= {"x": x_new, "key": key(0)}
+    (obs,) = cm(*[feeds[v.name] for v in cm.ir.inputs])
+    assert obs.shape == (50, 7)
+    np.testing.assert_allclose(obs, np.broadcast_to(1.0 + 2.0 * x_new, (50, 7)), atol=1e-7)
+
+
+def test_a_model_of_data_scale_compiles():
+    assert pp.compile_predictive(data_scale(), kind="prior").output_names

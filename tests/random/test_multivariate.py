@@ -216,6 +216,8 @@ def _shape_cases():
         for size, dtype in ((None, "float64"), ((4, 2), "float64"), ((0,), "float64"), (None, "float32")):
             inputs, out = _mvnormal(mean, cov, method, size, dtype)
             cases.append((f"mvnormal {method} {size} {dtype}", inputs, out, [mean, cov]))
+        inputs, out = _mvnormal(mean, cov, method, (3,))
+        cases.append((f"mvnormal {method} of 0 dimensions", inputs, out, [np.zeros(0), np.zeros((0, 0))]))
         inputs, out = _mvnormal(np.zeros((2, 1, 3)), np.stack([cov] * 4), method, None)
         cases.append((f"mvnormal {method} batched", inputs, out, [np.zeros((2, 1, 3)), np.stack([cov] * 4)]))
     a, m, p, n = pt.vector("a"), pt.matrix("m"), pt.vector("p"), pt.scalar("n", dtype="int64")
@@ -246,6 +248,7 @@ def test_shapes_and_dtypes_are_pytensors(case):
 BAD = {
     "cholesky of a cov not positive definite": (
         lambda: _mvnormal(np.zeros(2), np.eye(2), "cholesky", None), [np.zeros(2), np.array([[1.0, 2.0], [2.0, 1.0]])]),
+    "svd of a cov holding NaN": (lambda: _mvnormal(np.zeros(2), np.eye(2), "svd", (3,)), [np.zeros(2), np.array([[np.nan, 0.0], [0.0, 1.0]])]),
     "choice of more than there are": (
         lambda: ([v := pt.vector("a")], pt.random.choice(v, size=(4,), replace=False, rng=_rng())), [np.arange(3.0)]),
     "choice from a scalar of more than there are": (

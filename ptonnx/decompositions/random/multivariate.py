@@ -4,11 +4,13 @@ method PyTensor's `MvNormalRV` uses (its `method` property, the IR op's attribut
 - cholesky: A = L, cov's Cholesky factor (its lower triangle read, as NumPy's). NumPy refuses a
   matrix that is not positive definite (LinAlgError), where the IR's Cholesky gives NaN: the run
   fails with LinAlgError where a factor holds NaN and its matrix none (NaN in, NaN out, as NumPy).
-- eigh: A = V sqrt(w) (eigenvectors in columns, scaled); svd: A = U sqrt(s). An eigen- or
-  singular value within 4 n eps of the largest magnitude is rounding noise of a singular
-  (rank-deficient) covariance and taken as 0: NumPy's rounding puts such a w either side of 0,
-  and PyTensor's sqrt gives NaN draws for a slightly negative one; a w clearly below 0 (cov not
-  positive semi-definite) still gives NaN, as PyTensor's. So every runtime draws alike there.
+- eigh: A = V sqrt(w) (eigenvectors in columns, scaled); svd: A = U sqrt(s). As NumPy's, eigh
+  gives NaN for a cov holding NaN or inf, and svd refuses NaN (LinAlgError: the IR's SVD). An
+  eigen- or singular value within 4 n eps of the largest magnitude is rounding noise of a
+  singular (rank-deficient) covariance and taken as 0: NumPy's rounding puts such a w either
+  side of 0, and PyTensor's sqrt gives NaN draws for a slightly negative one; a w clearly below
+  0 (cov not positive semi-definite) still gives NaN, as PyTensor's. So every runtime draws
+  alike there.
 
 The product A z is summed in order (a running sum's last element, not a MatMul), so interpret
 and every runtime add alike: (batch..., n, n) products, fine for the small n of covariances.
@@ -73,7 +75,7 @@ def mvnormal(node, inputs):
     rank = d.shape.value.type.shape[0]
     z = d.normal()
     terms = a * z.op("Unsqueeze", axes=(rank - 1,))  # (batch..., n, n): A_ij z_j
-    x = mean + last(terms.op("CumSum", axis=rank), rank).op("Squeeze", axes=(rank,))
+    x = mean + last(terms.op("CumSum", axis=rank), rank).op("Reshape", d.shape)  # (n, 1) rows, or (0, 0)
     return d.checked(x, *conds, exception=LINALG_ERROR)
 
 

@@ -12,8 +12,9 @@ method PyTensor's `MvNormalRV` uses (its `method` property, the IR op's attribut
   0 (cov not positive semi-definite) still gives NaN, as PyTensor's. So every runtime draws
   alike there.
 
-The product A z is summed in order (a running sum's last element, not a MatMul), so interpret
-and every runtime add alike: (batch..., n, n) products, fine for the small n of covariances.
+The product A z is summed in order, x = (A[:, 0] z_0 + A[:, 1] z_1) + ..., a Loop over the n
+columns (unrolled up to 8) and not a MatMul, so interpret and every runtime add alike, in the
+draws' memory (no (batch..., n, n) products).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ptonnx.decompositions.expr import Ex, sqrt, where
+from ptonnx.decompositions.linalg.common import counted_loop
 from ptonnx.decompositions.random.draws import Draws
 from ptonnx.decompositions.registry import decomposes
 
@@ -30,13 +32,19 @@ NOISE = 4 * np.finfo(np.float64).eps
 METHODS = ("cholesky", "eigh", "svd")
 
 
-def _ints(x: Ex, values) -> Ex:
-    return Ex(x.scope, x.scope.constant(np.asarray(values, dtype=np.int64)))
+def product(a: Ex, z: Ex) -> Ex:
+    """einsum("...ij,...j->...i", a, z) for z of the draws' shape (batch..., n), a's batch
+    broadcasting to theirs: the columns' terms added in order, a Loop over j."""
+    last = z.value.type.ndim - 1
+    n = z.op("Shape", start=last, end=last + 1).op("Squeeze", axes=(0,))
 
+    def step(j: Ex, carried: list[Ex], invariants: list[Ex]):
+        (x,), (a_, z_) = carried, invariants
+        column = a_.op("Gather", j, axis=a_.value.type.ndim - 1)  # A[..., :, j]
+        return [x + column * z_.op("Gather", j, axis=last).op("Unsqueeze", axes=(last,))], []
 
-def last(x: Ex, axis: int) -> Ex:
-    """x's last element along `axis`, the axis kept."""
-    return x.op("Slice", _ints(x, [-1]), _ints(x, [np.iinfo(np.int64).max]), _ints(x, [1]), axes=(axis,))
+    (x,), _ = counted_loop(n, [z * 0.0], [a, z], step)
+    return x
 
 
 def _scaled_columns(vectors: Ex, values: Ex) -> Ex:
@@ -72,11 +80,8 @@ def mvnormal(node, inputs):
     d = Draws(node, inputs)
     mean, cov = d.params
     a, conds = factor(cov, node.attrs["method"])
-    rank = d.shape.value.type.shape[0]
-    z = d.normal()
-    terms = a * z.op("Unsqueeze", axes=(rank - 1,))  # (batch..., n, n): A_ij z_j
-    x = mean + last(terms.op("CumSum", axis=rank), rank).op("Reshape", d.shape)  # (n, 1) rows, or (0, 0)
+    x = mean + product(a, d.normal())
     return d.checked(x, *conds, exception=LINALG_ERROR)
 
 
-__all__ = ["factor", "last", "mvnormal"]
+__all__ = ["factor", "mvnormal", "product"]

@@ -169,8 +169,8 @@ def test_choice_without_replacement_is_uniform():
 
 @pytest.mark.one_environment
 def test_weighted_choice_without_replacement_is_numpys():
-    """Ordered pairs of 5 weighted elements (one of weight 0): their frequencies against NumPy's
-    own `choice(replace=False, p=...)` (10**5 draws), a two-sample chi-square."""
+    """Against NumPy's own `choice(replace=False, p=...)` (10**5 draws each): ordered pairs of 5
+    weighted elements (one of weight 0), 3-subsets of 6 and their elements' inclusion rates."""
     n, k = 5, 2
     weights = np.array([0.4, 0.25, 0.0, 0.2, 0.15])
     a, p, rows, ps = pt.vector("a"), pt.vector("p"), pt.matrix("rows"), pt.matrix("ps")
@@ -183,7 +183,24 @@ def test_weighted_choice_without_replacement_is_numpys():
     ours, theirs = (np.bincount(y[:, 0] * n + y[:, 1], minlength=n * n) for y in (x, reference))
     keep = (ours + theirs) > 0
     assert st.chi2_contingency(np.stack([ours[keep], theirs[keep]])).pvalue > P_MIN
+    # 3 of 6: the unordered subsets' frequencies (two-sample chi-square) and each element's
+    # inclusion rate (two-sample z, 6 standard errors) against NumPy's
+    n, k = 6, 3
+    weights = np.array([0.05, 0.3, 0.1, 0.25, 0.2, 0.1])
+    x = _draw([rows, ps], _batched(rv, _rng(), rows, ps, np.array([k])),
+              [np.tile(np.arange(n, dtype=np.float64), (2 * N, 1)), np.tile(weights, (2 * N, 1))], seed=12).astype(int)
+    assert all(len(set(r)) == k for r in x)
+    reference = np.array([rng.choice(n, k, replace=False, p=weights) for _ in range(100_000)])
+    ours, theirs = ((2 ** np.sort(y, axis=1)).sum(axis=1) for y in (x, reference))  # a subset as a bit mask
+    masks = np.union1d(ours, theirs)
+    table = np.array([[(y == m).sum() for m in masks] for y in (ours, theirs)])
+    assert st.chi2_contingency(table).pvalue > P_MIN
+    for element in range(n):
+        q1, q2 = ((y == element).any(axis=1).mean() for y in (x, reference))
+        pooled = (q1 * len(x) + q2 * len(reference)) / (len(x) + len(reference))
+        assert abs(q1 - q2) < SIGMAS * np.sqrt(pooled * (1 - pooled) * (1 / len(x) + 1 / len(reference))), (element, q1, q2)
     # and a single weighted draw without replacement of all but the zero: inclusion is certain
+    n, weights = 5, np.array([0.4, 0.25, 0.0, 0.2, 0.15])
     (y,) = ptonnx.compile_function([a, p], [pt.random.choice(a, size=(4,), replace=False, p=p, rng=_rng())])(
         np.arange(n, dtype=np.float64), weights, key(3))
     assert sorted(y) == [0.0, 1.0, 3.0, 4.0]

@@ -28,7 +28,21 @@ RANDOM_OPS = {
     # rejection samplers
     "gamma": "RandomGamma", "invgamma": "RandomInvGamma", "beta": "RandomBeta", "t": "RandomStudentT",
     "gengamma": "RandomGenGamma", "dirichlet": "RandomDirichlet", "vonmises": "RandomVonMises",
+    # multivariate draws and draws without replacement (`_variant` picks the weighted choice)
+    "multivariate_normal": "RandomMvNormal", "choice_without_replacement": "RandomChoice", "permutation": "RandomPermutation",
 }
+
+
+def _variant(ir_op: str, op) -> tuple[str, dict]:
+    """The IR op for an RV of `ir_op`'s name, and the attributes it takes from the op's properties
+    (`ptonnx.ir.ops.random.ATTRIBUTES`): a choice with `p` is the weighted one; the method of a
+    multivariate normal; the core rank of a choice's or permutation's first parameter."""
+    if ir_op == "RandomMvNormal":
+        return ir_op, {"method": op.method}
+    if ir_op in ("RandomChoice", "RandomPermutation"):
+        weighted = ir_op == "RandomChoice" and op.has_p_param
+        return ("RandomWeightedChoice" if weighted else ir_op), {"core_ndim": op.ndims_params[0]}
+    return ir_op, {}
 
 
 def _draws_shape(ctx, node):
@@ -56,8 +70,9 @@ def lift_random_variable(ctx, node):
     if ir_op is None:
         raise UnsupportedOpError(op, node.outputs[1], sorted(RANDOM_OPS), family="random variables",
                                  reason=f"ptonnx does not draw {op.name} yet; it draws {', '.join(sorted(RANDOM_OPS))}")
+    ir_op, extra = _variant(ir_op, op)
     stream = ctx.next_stream()
     key = ctx.value(rng)
     draws = ctx.builder.node(ir_op, [key, _draws_shape(ctx, node), *(ctx.value(p) for p in params)],
-                             {"stream": stream, "dtype": node.outputs[1].dtype}, names=[node.outputs[1].name]).output
+                             {"stream": stream, "dtype": node.outputs[1].dtype, **extra}, names=[node.outputs[1].name]).output
     return [ctx.op("NextKey", key, stream=stream), draws]

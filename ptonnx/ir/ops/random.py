@@ -55,6 +55,20 @@ DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], frozenset[str], str]] = {
     "RandomGenGamma": (("alpha", "p", "lambd"), FLOAT_DTYPES, "generalized gamma: lambd G**(1/p), G a gamma of shape alpha / p"),
     "RandomDirichlet": (("alphas",), FLOAT_DTYPES, "Dirichlet of the concentrations on alphas' last axis"),
     "RandomVonMises": (("mu", "kappa"), FLOAT_DTYPES, "von Mises of mode mu and concentration kappa, on [-pi, pi] (decompositions/random/vonmises.py)"),
+    # multivariate draws and draws without replacement (decompositions/random/multivariate.py, permutations.py)
+    "RandomMvNormal": (("mean", "cov"), FLOAT_DTYPES, "multivariate normal: mean + A z, A from cov by `method` (cholesky, eigh, svd)"),
+    "RandomChoice": (("a", "core_shape"), NUMERIC_DTYPES, "core_shape draws without replacement from a's first core axis (arange(a) for a scalar a)"),
+    "RandomWeightedChoice": (("a", "p", "core_shape"), NUMERIC_DTYPES, "draws without replacement weighted by p (NumPy's sequential draws), as RandomChoice"),
+    "RandomPermutation": (("x",), NUMERIC_DTYPES, "x shuffled along its first core axis (arange(x) for a scalar x)"),
+}
+#: the attributes an op takes beyond `stream` and `dtype`, name -> (type, default): what the
+#: PyTensor op fixes in its properties (lifting/random.py reads them there)
+ATTRIBUTES: dict[str, dict[str, tuple[type, Any]]] = {
+    "RandomMvNormal": {"method": (str, "cholesky")},
+    # the rank of the first parameter's core (PyTensor's ndims_params[0]); 0: an implicit arange
+    "RandomChoice": {"core_ndim": (int, REQUIRED)},
+    "RandomWeightedChoice": {"core_ndim": (int, REQUIRED)},
+    "RandomPermutation": {"core_ndim": (int, REQUIRED)},
 }
 
 
@@ -89,7 +103,7 @@ for _name, (_params, _dtypes, _doc) in DISTRIBUTIONS.items():
         dtypes={"O": _dtypes, **{f"P{i}": NUMERIC_DTYPES for i in range(len(_params))}},
         type_rule=_draws_rule,
         semantics=_by_decomposition(_name),
-        attributes={"stream": (int, REQUIRED), "dtype": (str, REQUIRED)},
+        attributes={"stream": (int, REQUIRED), "dtype": (str, REQUIRED), **ATTRIBUTES.get(_name, {})},
         reads=("out_shape",),
         traits=("no_fold",),
         family="random",

@@ -141,7 +141,7 @@ def main() -> None:
     import onnxruntime
     import pytensor
 
-    lines = [f"# Random draws (`benchmarks/random.py`)", "",
+    lines = ["# Random draws (`benchmarks/random.py`)", "",
              f"{datetime.date.today()}, commit {git_commit()}, {platform.machine()}, onnxruntime {onnxruntime.__version__} "
              f"(1 thread), pytensor {pytensor.__version__}, NumPy {np.__version__}; medians of {args.rounds} interleaved rounds.",
              "", f"## {args.draws:,} draws", "", *draws_table(args.draws, args.rounds)]

@@ -53,6 +53,9 @@ def predictive_graph(model, var_names: Sequence[str] | None = None, *, kind: str
     if data not in DATA:
         raise SignatureError(f"data={data!r}: choose one of {', '.join(map(repr, DATA))}")
     names = list(var_names) if var_names is not None else _default_names(model, kind)
+    if not names:
+        raise SignatureError(f"the model has nothing to draw for the {kind} predictive (no observed variable"
+                             f"{'' if kind == 'posterior' else ', free variable or Deterministic'}): name var_names")
     unknown = [n for n in names if n not in model.named_vars]
     if unknown:
         raise SignatureError(f"var_names {unknown} are not variables of the model; it has {sorted(model.named_vars)}")

@@ -28,6 +28,9 @@ RANDOM_OPS = {
     # rejection samplers
     "gamma": "RandomGamma", "invgamma": "RandomInvGamma", "beta": "RandomBeta", "t": "RandomStudentT",
     "gengamma": "RandomGenGamma", "dirichlet": "RandomDirichlet", "vonmises": "RandomVonMises",
+    # discrete draws by loops
+    "poisson": "RandomPoisson", "binomial": "RandomBinomial", "negative_binomial": "RandomNegBinomial",
+    "beta_binomial": "RandomBetaBinomial", "hypergeometric": "RandomHyperGeometric", "multinomial": "RandomMultinomial",
 }
 
 

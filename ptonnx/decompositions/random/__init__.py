@@ -2,3 +2,4 @@
 
 from ptonnx.decompositions.random import bits, continuous, discrete  # noqa: F401  (register the decompositions)
 from ptonnx.decompositions.random import gamma, vonmises  # noqa: F401  (rejection samplers)
+from ptonnx.decompositions.random import binomial, hypergeometric, poisson  # noqa: F401  (discrete draws by loops)

@@ -55,6 +55,13 @@ DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], frozenset[str], str]] = {
     "RandomGenGamma": (("alpha", "p", "lambd"), FLOAT_DTYPES, "generalized gamma: lambd G**(1/p), G a gamma of shape alpha / p"),
     "RandomDirichlet": (("alphas",), FLOAT_DTYPES, "Dirichlet of the concentrations on alphas' last axis"),
     "RandomVonMises": (("mu", "kappa"), FLOAT_DTYPES, "von Mises of mode mu and concentration kappa, on [-pi, pi] (decompositions/random/vonmises.py)"),
+    # discrete draws by loops (decompositions/random/poisson.py, binomial.py, hypergeometric.py)
+    "RandomPoisson": (("lam",), INT_DTYPES, "Poisson of mean lam"),
+    "RandomBinomial": (("n", "p"), INT_DTYPES, "successes in n trials of probability p"),
+    "RandomNegBinomial": (("n", "p"), INT_DTYPES, "failures before the n-th success, of probability p (SciPy's nbinom)"),
+    "RandomBetaBinomial": (("n", "a", "b"), INT_DTYPES, "binomial of n trials of a probability drawn from beta(a, b) (SciPy's betabinom)"),
+    "RandomHyperGeometric": (("ngood", "nbad", "nsample"), INT_DTYPES, "goods among nsample items drawn without replacement from ngood goods and nbad bads"),
+    "RandomMultinomial": (("n", "p"), INT_DTYPES, "counts of n draws among the categories of probabilities on p's last axis"),
 }
 
 

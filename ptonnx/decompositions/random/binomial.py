@@ -1,0 +1,164 @@
+"""Binomial, beta-binomial and multinomial draws as IR `Loop`s, on vectors of the draws' elements.
+
+A binomial of n trials of probability p draws with p' = min(p, 1 - p) (and gives n - k where
+p > 1/2). Where n p' >= 10 it is Hörmann's (1993) BTRS transformed rejection (as TensorFlow's
+and JAX's samplers), a rejection loop (`rejection.py`): from uniforms U, V, with
+us = 1/2 - |U - 1/2|, the candidate k = floor((2 a / us + b)(U - 1/2) + c) is accepted at once
+where us >= 0.07 and V <= vr, else where it lies in [0, n] and
+log(V alpha / (a / us**2 + b)) is at most the log of the mass at k over the mass at the mode m
+(Stirling's series for the factorials). Below, it is inversion by sequential search from
+p_0 = (1 - p')**n with p_k = p_(k-1) (n - k + 1) p' / (k (1 - p')) (`poisson.invert`), as
+NumPy's `random_binomial_inversion`. n = 0 or p = 0 give 0, p = 1 gives n.
+
+A beta-binomial (SciPy's betabinom) is a binomial of a beta probability (`gamma.beta`); a
+multinomial is NumPy's conditional binomials over the categories (the category count must be
+known when compiling: one binomial per category, unrolled).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptonnx.decompositions.expr import Ex, exp, floor, log, log1p, sqrt, where
+from ptonnx.decompositions.random import gamma as gamma_family
+from ptonnx.decompositions.random.bits import lane_bits, unit
+from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
+from ptonnx.decompositions.random.draws import Draws, at_least
+from ptonnx.decompositions.random.gamma import flat, vector
+from ptonnx.decompositions.random.poisson import invert, stirling_tail
+from ptonnx.decompositions.random.rejection import sampler_key, until_accepted, zeros
+from ptonnx.errors import UnsupportedOpError
+
+#: from this mean n min(p, 1 - p) on, binomial draws are by BTRS (else inversion)
+BTRS_FROM = 10.0
+
+
+def _btrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
+    n, log_r, a, b, c, vr, log_alpha, top = params
+    u, v = trip.uniforms
+    u = u - 0.5
+    us = 0.5 - abs(u)
+    k = floor((2.0 * a / us + b) * u + c)
+    fast = (us >= 0.07) & (v <= vr)
+    inside = (k >= 0.0) & (k <= n)
+    kk = k.op("Max", 0.0).op("Min", n)
+    rest = n - kk
+    log_rest = log(rest + 1.0)
+    bound = top - (n + 1.0) * log_rest + (kk + 0.5) * (log_r + log_rest - log(kk + 1.0)) - stirling_tail(kk) - stirling_tail(rest)
+    slow = inside & (log(v) + log_alpha - log(a / (us * us) + b) <= bound)
+    return k, fast | slow
+
+
+def _inversion_ratio(m: Ex, params: list[Ex]) -> Ex:
+    n1, r = params
+    return (n1 - m) * r / m
+
+
+def binomial_vector(key: tuple[Ex, Ex], count: Ex, n: Ex, p: Ex, op: str) -> Ex:
+    """Binomial draws (a float64 vector of `count`) of n trials (non-negative integers) of
+    probability p (in [0, 1]), vectors of `count`, under the sampler key `key`: inversion's
+    uniforms on its lane 0, BTRS's trips on lanes 1, 2, ..."""
+    flip = p > 0.5
+    q = where(flip, 1.0 - p, p)
+    large = n * q >= BTRS_FROM
+    # BTRS, with n = 20, p = 1/2 where it is not used
+    nb, pb = where(large, n, 20.0), where(large, q, 0.5)
+    spq = sqrt(nb * pb * (1.0 - pb))
+    b = 1.15 + 2.53 * spq
+    a = -0.0873 + 0.0248 * b + 0.01 * pb
+    c = nb * pb + 0.5
+    vr = 0.92 - 4.2 / b
+    r = pb / (1.0 - pb)
+    log_r = log(r)
+    log_alpha = log((2.83 + 5.1 / b) * spq)
+    m = floor((nb + 1.0) * pb)
+    top = ((m + 0.5) * (log(m + 1.0) - log_r - log(nb - m + 1.0)) + (nb + 1.0) * log(nb - m + 1.0)
+           + stirling_tail(m) + stirling_tail(nb - m))
+    rejected = until_accepted(key, count, [nb, log_r, a, b, c, vr, log_alpha, top], _btrs, normals=0, uniforms=2, op=op)
+    # inversion, with n = 0 where it is not used
+    ni, qi = where(large, 0.0, n), where(large, 0.0, q)
+    u = unit(lane_bits(key, 0, count))
+    searched = invert(u, exp(ni * log1p(-qi)), _inversion_ratio, [ni + 1.0, qi / (1.0 - qi)]).op("Min", ni)
+    k = where(large, rejected, searched)
+    return where(flip, n - k, k)
+
+
+def _ints(like: Ex, value: int) -> Ex:
+    """[value], an int64 vector."""
+    return Ex(like.scope, like.scope.constant(np.array([value], dtype=np.int64)))
+
+
+def _valid_p(p: Ex) -> Ex:
+    return (p >= 0.0) & (p <= 1.0)
+
+
+@random_op("RandomBinomial")
+def binomial(d: Draws, n: Ex, p: Ex) -> Ex:
+    """NumPy's binomial (see the module doc); it refuses n < 0 and p outside [0, 1] (NaN too)."""
+    nn, pp = flat(d, n), flat(d, p)
+    ok = (nn >= 0.0) & _valid_p(pp)
+    x = binomial_vector(sampler_key(d.key, 0), d.n, where(ok, nn, 0.0), where(ok, pp, 0.0), d.op)
+    return d.checked(d.shaped(x), (at_least(n, 0.0), "n < 0"), (_valid_p(p), "p < 0, p > 1 or p is NaN"))
+
+
+@random_op("RandomBetaBinomial")
+def beta_binomial(d: Draws, n: Ex, a: Ex, b: Ex) -> Ex:
+    """SciPy's betabinom: a binomial of n trials of a probability drawn from beta(a, b); SciPy
+    refuses a <= 0, b <= 0 and n negative or not an integer (NaN too)."""
+    ok_ab = (a > 0.0) & (b > 0.0)
+    ok_n = (n >= 0.0) & floor(n).eq(n)
+    nn = flat(d, where(ok_n, n, 0.0))
+    p = gamma_family.beta(d, where(ok_ab, a, 1.0), where(ok_ab, b, 1.0)).op("Reshape", vector(d))
+    x = binomial_vector(sampler_key(d.key, 2), d.n, nn, p, d.op)
+    return d.checked(d.shaped(x), (ok_ab & ok_n, SCIPY_DOMAIN.format(what="n must be a non-negative integer, a > 0, b > 0",
+                                                                      dist="betabinom")))
+
+
+@random_op("RandomMultinomial")
+def multinomial(d: Draws, n: Ex, p: Ex) -> Ex:
+    """NumPy's multinomial: for each category j but the last, x_j a binomial of the trials left of
+    probability p_j / (1 - p_0 - ... - p_(j-1)) (clipped to [0, 1]); the last takes the trials left.
+    NumPy refuses n < 0, p outside [0, 1] (NaN too) and p[:-1] summing above 1 + 1e-12."""
+    shape = d.shape.value.type
+    categories = p.value.type.shape[-1]
+    if not isinstance(categories, int):
+        raise UnsupportedOpError(d.op, d.shape.value, [], family="random variables",
+                                 reason="ptonnx draws multinomials of a category count known when compiling")
+    last = shape.shape[0] - 1
+    batch_shape = d.shape.op("Slice", _ints(d.shape, 0), _ints(d.shape, last), _ints(d.shape, 1), axes=(0,))
+    count = d.n.op("IntDiv", max(categories, 1))
+    rows = zeros(count).op("Reshape", batch_shape)
+
+    def column(x: Ex) -> Ex:
+        return (x + rows).op("Reshape", count.op("Unsqueeze", axes=(0,)))
+
+    trials = column(n)
+    ok = trials >= 0.0
+    left = where(ok, trials, 0.0)
+    remaining = trials * 0.0 + 1.0
+    draws = []
+    for j in range(categories - 1):
+        pj = column(p.op("Gather", Ex(p.scope, p.scope.scalar(j, "int64")), axis=p.value.type.ndim - 1))
+        share = where(remaining > 0.0, (pj / remaining).op("Min", 1.0).op("Max", 0.0), 1.0)
+        share = where(share.isnan(), 0.0, share)
+        x = binomial_vector(sampler_key(d.key, j), count, left, share, d.op)
+        draws.append(x)
+        left = left - x
+        remaining = remaining - pj
+    draws.append(left)
+    x = draws[0].op("Unsqueeze", axes=(1,))
+    for column_draws in draws[1:]:
+        x = x.op("Concat", column_draws.op("Unsqueeze", axes=(1,)), axis=1)
+    x = x.op("Reshape", d.shape)
+    head = p.op("Slice", _ints(p, 0), _ints(p, max(categories - 1, 0)), _ints(p, 1), axes=(p.value.type.ndim - 1,))
+    # NumPy's Kahan sum of p[:-1]: a running sum is within a few ulps of it
+    total = head.op("ReduceSum", axes=(p.value.type.ndim - 1,), keepdims=False) if categories > 1 else None
+    checks = [(at_least(n, 0.0), "n < 0"),
+              (_valid_p(p).op("Not").op("ReduceAny", axes=tuple(range(p.value.type.ndim))).op("Not"),
+               "pvals < 0, pvals > 1 or pvals contains NaNs")]
+    if total is not None:
+        checks.append(((total > 1.0 + 1e-12).op("Not"), "sum(pvals[:-1]) > 1.0"))
+    return d.checked(x, *checks)
+
+
+__all__ = ["BTRS_FROM", "beta_binomial", "binomial", "binomial_vector", "multinomial"]

@@ -113,6 +113,7 @@ COVERS |= frozenset(PARAMS)
 
 
 def test_every_random_op_has_a_hand_built_case():
+    from tests.lowering.test_random_discrete import COVERS as DISCRETE
     from tests.lowering.test_random_rejection import COVERS as REJECTION
 
-    assert set(PARAMS) | set(REJECTION) == set(DISTRIBUTIONS)
+    assert set(PARAMS) | set(REJECTION) | set(DISCRETE) == set(DISTRIBUTIONS)

@@ -34,7 +34,8 @@ REACHED_BY = {
     "RandomNegBinomial": ("test_negative_binomial_fits", "test_negative_binomial_edges", "test_bad_parameters_raise_as_pytensor"),
     "RandomBetaBinomial": ("test_betabinom_fits", "test_betabinom_edges", "test_bad_parameters_raise_as_pytensor"),
     "RandomHyperGeometric": ("test_hypergeometric_fits", "test_hypergeometric_edges", "test_bad_parameters_raise_as_pytensor"),
-    "RandomMultinomial": ("test_multinomial_fits", "test_multinomial_edges", "test_bad_parameters_raise_as_pytensor"),
+    "RandomMultinomial": ("test_multinomial_fits", "test_multinomial_edges", "test_multinomial_of_categories_known_at_run_time",
+                          "test_bad_parameters_raise_as_pytensor"),
 }
 
 
@@ -209,6 +210,21 @@ def test_multinomial_edges():
     assert (x.sum(axis=1) == 5).all()
     fits(x[:, 0], st.binom(5, 0.5))
     assert draw(pt.random.multinomial, (5, [0.5, 0.5]), size=(0,)).shape == (0, 2)
+
+
+def test_multinomial_of_categories_known_at_run_time():
+    """p of unknown length (a Loop over the categories, whatever their count): the same draws."""
+    rng = pytensor.shared(np.random.default_rng(0))
+    n, p = pt.scalar("n", dtype="int64"), pt.vector("p")
+    cm = ptonnx.compile_function([n, p], [pt.random.multinomial(n, p, size=(N,), rng=rng)])
+    for probs in ([0.2, 0.3, 0.5], [1.0], [0.1] * 10):
+        runs = [outs[0] for outs in run_at_every_level(cm, np.int64(40), np.asarray(probs), KEY).values()]
+        assert runs[0].tobytes() == runs[1].tobytes(), "the onnxruntime levels differ"
+        assert runs[0].shape == (N, len(probs)) and (runs[0].sum(axis=1) == 40).all()
+        for i, pi in enumerate(probs):
+            fits(runs[0][:, i], st.binom(40, pi))
+    np.testing.assert_array_equal(cm(np.int64(40), np.asarray([0.2, 0.3, 0.5]), KEY)[0],
+                                  draw(pt.random.multinomial, (40, [0.2, 0.3, 0.5])))
 
 
 @pytest.mark.parametrize(("rv", "params", "dist"), [(pt.random.poisson, (3.0,), st.poisson(3.0)),

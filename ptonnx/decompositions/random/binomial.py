@@ -11,23 +11,23 @@ p_0 = (1 - p')**n with p_k = p_(k-1) (n - k + 1) p' / (k (1 - p')) (`poisson.inv
 NumPy's `random_binomial_inversion`. n = 0 or p = 0 give 0, p = 1 gives n.
 
 A beta-binomial (SciPy's betabinom) is a binomial of a beta probability (`gamma.beta`); a
-multinomial is NumPy's conditional binomials over the categories (the category count must be
-known when compiling: one binomial per category, unrolled).
+multinomial is NumPy's conditional binomials over the categories, a `Loop` over them (each trip
+a binomial's two loops).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, exp, floor, log, log1p, sqrt, where
+from ptonnx.decompositions.expr import Ex, Scope, exp, floor, log, log1p, sqrt, where
 from ptonnx.decompositions.random import gamma as gamma_family
 from ptonnx.decompositions.random.bits import lane_bits, unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
 from ptonnx.decompositions.random.draws import Draws, at_least
 from ptonnx.decompositions.random.gamma import flat, vector
 from ptonnx.decompositions.random.poisson import invert, stirling_tail
-from ptonnx.decompositions.random.rejection import sampler_key, until_accepted, zeros
-from ptonnx.errors import UnsupportedOpError
+from ptonnx.decompositions.random.rejection import _enter, sampler_key, until_accepted, zeros
+from ptonnx.ir import Builder, Graph, TensorType, Value
 
 #: from this mean n min(p, 1 - p) on, binomial draws are by BTRS (else inversion)
 BTRS_FROM = 10.0
@@ -114,51 +114,55 @@ def beta_binomial(d: Draws, n: Ex, a: Ex, b: Ex) -> Ex:
                                                                       dist="betabinom")))
 
 
+def _by_categories(d: Draws, count: Ex, trials: Ex, probs: Ex, categories: Ex) -> tuple[Ex, Ex]:
+    """A `Loop` over the categories but the last, j = 0 .. K - 2: the trials left (`trials`, a vector
+    of `count`) give x_j, a binomial of probability p_j / (what is left of 1) (`probs`: a (count, K)
+    matrix), drawn under the op's sampler key j. Returns the draws (K - 1, count) and the trials left."""
+    outer = count.scope
+    body = Graph("multinomial_body")
+    scope = Scope(Builder(body, source=outer.builder.source))
+    trip = body.add_input(TensorType("int64", ()), "trip")
+    left = Ex(scope, body.add_input(trials.value.type, "left"))
+    remaining = Ex(scope, body.add_input(trials.value.type, "remaining"))
+    fixed: list = []
+    key = tuple(_enter(scope, body, k, f"key{i}", fixed) for i, k in enumerate(d.key))
+    inner_count, inner_probs = (_enter(scope, body, v, name, fixed) for v, name in ((count, "count"), (probs, "probs")))
+    j = Ex(scope, trip)
+    pj = inner_probs.op("Gather", j, axis=1)
+    share = where(remaining > 0.0, (pj / remaining).op("Min", 1.0).op("Max", 0.0), 1.0)
+    share = where(share.isnan(), 0.0, share)
+    x = binomial_vector(sampler_key(key, j.cast("uint32")), inner_count, left, share, d.op)
+    body.inputs = [trip, left.value, remaining.value, *(inner for inner, _ in fixed)]
+    body.set_outputs([(j >= 0).value, (left - x).value, (remaining - pj).value, x.value])
+    trips = (categories - 1).op("Max", 0)
+    start = trials * 0.0 + 1.0
+    loop = outer.builder.node("Loop", [trips.value, Value.constant(np.asarray(True)), trials.value, start.value, *(v for _, v in fixed)],
+                              dict(body=body, n_carried=2, n_scan=1))
+    final, _, draws = (Ex(outer, v) for v in loop.outputs)
+    return draws, final
+
+
 @random_op("RandomMultinomial")
 def multinomial(d: Draws, n: Ex, p: Ex) -> Ex:
     """NumPy's multinomial: for each category j but the last, x_j a binomial of the trials left of
-    probability p_j / (1 - p_0 - ... - p_(j-1)) (clipped to [0, 1]); the last takes the trials left.
-    NumPy refuses n < 0, p outside [0, 1] (NaN too) and p[:-1] summing above 1 + 1e-12."""
-    shape = d.shape.value.type
-    categories = p.value.type.shape[-1]
-    if not isinstance(categories, int):
-        raise UnsupportedOpError(d.op, d.shape.value, [], family="random variables",
-                                 reason="ptonnx draws multinomials of a category count known when compiling")
-    last = shape.shape[0] - 1
+    probability p_j / (1 - p_0 - ... - p_(j-1)) (clipped to [0, 1]); the last takes the trials left
+    (a `Loop` over the categories, `_by_categories`). NumPy refuses n < 0, p outside [0, 1] (NaN
+    too) and p[:-1] summing above 1 + 1e-12."""
+    last = d.shape.value.type.shape[0] - 1
+    axis = p.value.type.ndim - 1
+    categories = d.shape.op("Gather", Ex(d.shape.scope, d.shape.scope.scalar(last, "int64")), axis=0)
     batch_shape = d.shape.op("Slice", _ints(d.shape, 0), _ints(d.shape, last), _ints(d.shape, 1), axes=(0,))
-    count = d.n.op("IntDiv", max(categories, 1))
+    count = d.n.op("IntDiv", categories.op("Max", 1))
     rows = zeros(count).op("Reshape", batch_shape)
-
-    def column(x: Ex) -> Ex:
-        return (x + rows).op("Reshape", count.op("Unsqueeze", axes=(0,)))
-
-    trials = column(n)
-    ok = trials >= 0.0
-    left = where(ok, trials, 0.0)
-    remaining = trials * 0.0 + 1.0
-    draws = []
-    for j in range(categories - 1):
-        pj = column(p.op("Gather", Ex(p.scope, p.scope.scalar(j, "int64")), axis=p.value.type.ndim - 1))
-        share = where(remaining > 0.0, (pj / remaining).op("Min", 1.0).op("Max", 0.0), 1.0)
-        share = where(share.isnan(), 0.0, share)
-        x = binomial_vector(sampler_key(d.key, j), count, left, share, d.op)
-        draws.append(x)
-        left = left - x
-        remaining = remaining - pj
-    draws.append(left)
-    x = draws[0].op("Unsqueeze", axes=(1,))
-    for column_draws in draws[1:]:
-        x = x.op("Concat", column_draws.op("Unsqueeze", axes=(1,)), axis=1)
-    x = x.op("Reshape", d.shape)
-    head = p.op("Slice", _ints(p, 0), _ints(p, max(categories - 1, 0)), _ints(p, 1), axes=(p.value.type.ndim - 1,))
-    # NumPy's Kahan sum of p[:-1]: a running sum is within a few ulps of it
-    total = head.op("ReduceSum", axes=(p.value.type.ndim - 1,), keepdims=False) if categories > 1 else None
-    checks = [(at_least(n, 0.0), "n < 0"),
-              (_valid_p(p).op("Not").op("ReduceAny", axes=tuple(range(p.value.type.ndim))).op("Not"),
-               "pvals < 0, pvals > 1 or pvals contains NaNs")]
-    if total is not None:
-        checks.append(((total > 1.0 + 1e-12).op("Not"), "sum(pvals[:-1]) > 1.0"))
-    return d.checked(x, *checks)
+    trials = (n + rows).op("Reshape", count.op("Unsqueeze", axes=(0,)))
+    probs = (p + zeros(d.n).op("Reshape", d.shape)).op("Reshape", count.op("Unsqueeze", axes=(0,)).op(
+        "Concat", categories.op("Unsqueeze", axes=(0,)), axis=0))
+    draws, left = _by_categories(d, count, where(trials >= 0.0, trials, 0.0), probs, categories)
+    x = draws.op("Transpose", perm=(1, 0)).op("Concat", left.op("Unsqueeze", axes=(1,)), axis=1).op("Reshape", d.shape)
+    head = p.op("Slice", _ints(p, 0), _ints(p, -1), _ints(p, 1), axes=(axis,))
+    valid = _valid_p(p).op("Not").op("ReduceAny", axes=tuple(range(p.value.type.ndim))).op("Not")
+    return d.checked(x, (at_least(n, 0.0), "n < 0"), (valid, "pvals < 0, pvals > 1 or pvals contains NaNs"),
+                     ((head.op("ReduceSum", axes=(axis,), keepdims=False) > 1.0 + 1e-12).op("Not"), "sum(pvals[:-1]) > 1.0"))
 
 
 __all__ = ["BTRS_FROM", "beta_binomial", "binomial", "binomial_vector", "multinomial"]

@@ -74,7 +74,8 @@ def binomial_vector(key: tuple[Ex, Ex], count: Ex, n: Ex, p: Ex, op: str) -> Ex:
     m = floor((nb + 1.0) * pb)
     top = ((m + 0.5) * (log(m + 1.0) - log_r - log(nb - m + 1.0)) + (nb + 1.0) * log(nb - m + 1.0)
            + stirling_tail(m) + stirling_tail(nb - m))
-    rejected = until_accepted(key, count, [nb, log_r, a, b, c, vr, log_alpha, top], _btrs, normals=0, uniforms=2, op=op)
+    rejected = until_accepted(key, count, [nb, log_r, a, b, c, vr, log_alpha, top], _btrs, normals=0, uniforms=2, op=op,
+                              skip=large.op("Not"))
     # inversion, with n = 0 where it is not used
     ni, qi = where(large, 0.0, n), where(large, 0.0, q)
     u = unit(lane_bits(key, 0, count))

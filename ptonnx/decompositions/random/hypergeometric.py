@@ -73,7 +73,8 @@ def hypergeometric(d: Draws, ngood: Ex, nbad: Ex, nsample: Ex) -> Ex:
     g = log_factorial(mode) + log_factorial(fewer - mode) + log_factorial(mh - mode) + log_factorial(more - mh + mode)
     bound = (mh.op("Min", fewer) + 1.0).op("Min", floor(a + 16.0 * c))
     key = sampler_key(d.key, 0)
-    k = until_accepted(key, d.n, [a, h, bound, g, fewer, more, mh], _hrua, normals=0, uniforms=2, op=d.op)
+    k = until_accepted(key, d.n, [a, h, bound, g, fewer, more, mh], _hrua, normals=0, uniforms=2, op=d.op,
+                       skip=large.op("Not"))
     k = where(good > bad, mh - k, k)
     small = _one_by_one(sampler_key(d.key, 1), d.n, good, total, where(large, 0.0, m))
     k = where(large, k, small)

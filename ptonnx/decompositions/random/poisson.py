@@ -113,7 +113,8 @@ def poisson_vector(key: tuple[Ex, Ex], count: Ex, lam: Ex, op: str) -> Ex:
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     vr = 0.9277 - 3.6224 / (b - 2.0)
-    rejected = until_accepted(key, count, [big, log(big), a, b, log(inv_alpha), vr], _ptrs, normals=0, uniforms=2, op=op)
+    rejected = until_accepted(key, count, [big, log(big), a, b, log(inv_alpha), vr], _ptrs, normals=0, uniforms=2, op=op,
+                              skip=large.op("Not"))
     small = where(large, 0.0, lam)
     u = unit(lane_bits(key, 0, count))
     searched = invert(u, exp(-small), _lam_over_k, [small])

@@ -14,6 +14,7 @@ import pytest
 from ptonnx import stages
 from ptonnx.decompositions.expr import Ex, Scope
 from ptonnx.decompositions.random.poisson import invert, log_factorial
+from ptonnx.decompositions.random.rejection import until_accepted
 from ptonnx.ir import Builder, Graph, TensorType, Value, interpret
 from ptonnx.keys import key
 from tests.conftest import ORT_LEVELS, session_options
@@ -128,3 +129,26 @@ def test_log_factorial_matches_lgamma():
     ks = np.asarray([0, 1, 2, 9, 15, 16, 17, 100, 1e4, 1e9, 1e15])
     (got,) = interpret(g, ks)
     np.testing.assert_allclose(got, [lgamma(k + 1) for k in ks], rtol=1e-14, atol=1e-15)
+
+
+def test_skipped_elements_are_not_drawn():
+    """`until_accepted`'s skip mask: skipped elements give 0 and need no trip; where every element is
+    skipped no trip runs (a sampler that never accepts does not fail the run)."""
+    g = Graph()
+    k = g.add_input(TensorType("uint32", (2,)), "key")
+    skip_in = g.add_input(TensorType("bool", (4,)), "skip")
+    scope = Scope(Builder(g))
+    words = tuple(Ex(scope, scope.op("Gather", [k, scope.scalar(i, "int64")], {"axis": 0})) for i in (0, 1))
+    n = Ex(scope, scope.constant(np.array([4], dtype=np.int64))).op("ReduceProd", axes=(0,))
+
+    def never(trip, params):
+        (u,) = trip.uniforms
+        return u + 1.0, u < 0.0
+
+    out = until_accepted(words, n, [], never, normals=0, uniforms=1, op="Never", max_trips=3, skip=Ex(scope, skip_in))
+    g.set_outputs([out.value])
+    feed = {"key": key(1), "skip": np.ones(4, dtype=bool)}
+    (expected,) = interpret(g, *feed.values())
+    np.testing.assert_array_equal(expected, np.zeros(4))
+    runs = _session_runs(g, feed)
+    np.testing.assert_array_equal(runs[0], expected)

@@ -172,7 +172,8 @@ def test_betabinom_edges():
 
 
 @pytest.mark.parametrize(("ngood", "nbad", "nsample"), [(5, 7, 4), (50, 60, 30), (3, 100, 50), (100, 3, 50), (1000, 10, 1005),
-                                                        (20, 20, 15), (10**6, 10**6, 10**5), (10, 10**8, 10**7)])
+                                                        (20, 20, 15), (10**6, 10**6, 10**5), (10, 10**8, 10**7),
+                                                        (10, 1000, 10), (1, 10**8, 10**7)])  # HRUA's worst: 1 in 4 accepted
 def test_hypergeometric_fits(ngood, nbad, nsample):
     x = draw(pt.random.hypergeometric, (ngood, nbad, nsample))
     dist = st.hypergeom(ngood + nbad, ngood, nsample)

@@ -24,6 +24,9 @@ from ptonnx.decompositions.random.rejection import sampler_key, until_accepted
 D1, D2 = 2 * math.sqrt(2 / math.e), 3 - 2 * math.sqrt(3 / math.e)
 #: below this many items, they are drawn one by one (NumPy's threshold)
 HRUA_FROM = 10
+#: HRUA accepts a quarter of its candidates at worst (a narrow law near 0): 255 trips (a sampler key's
+#: every lane) leave an element out with probability below 1e-30
+HRUA_TRIPS = 255
 #: NumPy refuses ngood or nbad from this on
 POPULATION_MAX = 1e9
 
@@ -74,7 +77,7 @@ def hypergeometric(d: Draws, ngood: Ex, nbad: Ex, nsample: Ex) -> Ex:
     bound = (mh.op("Min", fewer) + 1.0).op("Min", floor(a + 16.0 * c))
     key = sampler_key(d.key, 0)
     k = until_accepted(key, d.n, [a, h, bound, g, fewer, more, mh], _hrua, normals=0, uniforms=2, op=d.op,
-                       skip=large.op("Not"))
+                       max_trips=HRUA_TRIPS, skip=large.op("Not"))
     k = where(good > bad, mh - k, k)
     small = _one_by_one(sampler_key(d.key, 1), d.n, good, total, where(large, 0.0, m))
     k = where(large, k, small)

@@ -6,7 +6,8 @@ and JAX's samplers), a rejection loop (`rejection.py`): from uniforms U, V, with
 us = 1/2 - |U - 1/2|, the candidate k = floor((2 a / us + b)(U - 1/2) + c) is accepted at once
 where us >= 0.07 and V <= vr, else where it lies in [0, n] and
 log(V alpha / (a / us**2 + b)) is at most the log of the mass at k over the mass at the mode m
-(Stirling's series for the factorials). Below, it is inversion by sequential search from
+(Stirling's series for the factorials; its large terms taken as log1p's, without cancellation for
+n in the billions and beyond). Below, it is inversion by sequential search from
 p_0 = (1 - p')**n with p_k = p_(k-1) (n - k + 1) p' / (k (1 - p')) (`poisson.invert`), as
 NumPy's `random_binomial_inversion`. n = 0 or p = 0 give 0, p = 1 gives n.
 
@@ -33,8 +34,14 @@ from ptonnx.ir import Builder, Graph, TensorType, Value
 BTRS_FROM = 10.0
 
 
+def _log_ratio(k: Ex, big_p: Ex, q: Ex) -> Ex:
+    """(k + 1/2) log(r (n - k + 1) / (k + 1)), r = p / q, as a log1p of
+    (p (n + 2) - (k + 1)) / (q (k + 1)) (`big_p` = p (n + 2)): no cancellation for n in the billions."""
+    return (k + 0.5) * log1p((big_p - (k + 1.0)) / (q * (k + 1.0)))
+
+
 def _btrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
-    n, log_r, a, b, c, vr, log_alpha, top = params
+    n, m, big_p, q, a, b, c, vr, log_alpha, top = params
     u, v = trip.uniforms
     u = u - 0.5
     us = 0.5 - abs(u)
@@ -43,8 +50,9 @@ def _btrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
     inside = (k >= 0.0) & (k <= n)
     kk = k.op("Max", 0.0).op("Min", n)
     rest = n - kk
-    log_rest = log(rest + 1.0)
-    bound = top - (n + 1.0) * log_rest + (kk + 0.5) * (log_r + log_rest - log(kk + 1.0)) - stirling_tail(kk) - stirling_tail(rest)
+    # (n + 1) log((n - m + 1) / (n - k + 1)) as a log1p
+    bound = (top + (n + 1.0) * log1p((kk - m) / (rest + 1.0)) + _log_ratio(kk, big_p, q)
+             - stirling_tail(kk) - stirling_tail(rest))
     slow = inside & (log(v) + log_alpha - log(a / (us * us) + b) <= bound)
     return k, fast | slow
 
@@ -68,14 +76,13 @@ def binomial_vector(key: tuple[Ex, Ex], count: Ex, n: Ex, p: Ex, op: str) -> Ex:
     a = -0.0873 + 0.0248 * b + 0.01 * pb
     c = nb * pb + 0.5
     vr = 0.92 - 4.2 / b
-    r = pb / (1.0 - pb)
-    log_r = log(r)
+    qb = 1.0 - pb
+    big_p = pb * (nb + 2.0)
     log_alpha = log((2.83 + 5.1 / b) * spq)
     m = floor((nb + 1.0) * pb)
-    top = ((m + 0.5) * (log(m + 1.0) - log_r - log(nb - m + 1.0)) + (nb + 1.0) * log(nb - m + 1.0)
-           + stirling_tail(m) + stirling_tail(nb - m))
-    rejected = until_accepted(key, count, [nb, log_r, a, b, c, vr, log_alpha, top], _btrs, normals=0, uniforms=2, op=op,
-                              skip=large.op("Not"))
+    top = stirling_tail(m) + stirling_tail(nb - m) - _log_ratio(m, big_p, qb)
+    rejected = until_accepted(key, count, [nb, m, big_p, qb, a, b, c, vr, log_alpha, top], _btrs, normals=0, uniforms=2,
+                              op=op, skip=large.op("Not"))
     # inversion, with n = 0 where it is not used
     ni, qi = where(large, 0.0, n), where(large, 0.0, q)
     u = unit(lane_bits(key, 0, count))

@@ -5,7 +5,8 @@ Poisson of lam >= 10 is Hörmann's (1993) PTRS transformed rejection, as NumPy's
 `random_poisson_ptrs`, a rejection loop (`rejection.py`): from uniforms U, V, with
 us = 1/2 - |U - 1/2|, the candidate k = floor((2 a / us + b)(U - 1/2) + lam + 0.43) is accepted
 at once where us >= 0.07 and V <= vr (about 0.86 of the draws), else where
-log V + log(1/alpha) - log(a / us**2 + b) <= -lam + k log lam - log k!. Below lam = 10 it is
+log V + log(1/alpha) - log(a / us**2 + b) <= -lam + k log lam - log k! (rearranged: no
+cancellation between terms of size lam log lam). Below lam = 10 it is
 inversion by sequential search (`invert`): the least k whose CDF, summed term by term
 (p_0 = exp(-lam), p_k = p_(k-1) lam / k), reaches a uniform u. lam = 0 gives 0.
 
@@ -24,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, exp, floor, log, sqrt, where
+from ptonnx.decompositions.expr import Ex, exp, floor, log, log1p, sqrt, where
 from ptonnx.decompositions.loop import iterate
 from ptonnx.decompositions.random.bits import lane_bits, unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
@@ -89,7 +90,7 @@ def _lam_over_k(m: Ex, params: list[Ex]) -> Ex:
 
 
 def _ptrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
-    lam, log_lam, a, b, log_inv_alpha, vr = params
+    lam, a, b, log_inv_alpha, vr = params
     u, v = trip.uniforms
     u = u - 0.5
     us = 0.5 - abs(u)
@@ -97,7 +98,9 @@ def _ptrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
     fast = (us >= 0.07) & (v <= vr)
     kk = k.op("Max", 0.0)
     lhs = log(v) + log_inv_alpha - log(a / (us * us) + b)
-    rhs = kk * log_lam - lam - log_factorial(kk)
+    # k log lam - lam - log k!, without the cancellation of terms of size lam log lam
+    excess = kk + 1.0 - lam
+    rhs = excess - kk * log1p(excess / lam) - 0.5 * log(kk + 1.0) - _HALF_LOG_2PI - stirling_tail(kk)
     slow = (k >= 0.0) & ((us < 0.013) & (v > us)).op("Not") & (lhs <= rhs)
     return k, fast | slow
 
@@ -113,7 +116,7 @@ def poisson_vector(key: tuple[Ex, Ex], count: Ex, lam: Ex, op: str) -> Ex:
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     vr = 0.9277 - 3.6224 / (b - 2.0)
-    rejected = until_accepted(key, count, [big, log(big), a, b, log(inv_alpha), vr], _ptrs, normals=0, uniforms=2, op=op,
+    rejected = until_accepted(key, count, [big, a, b, log(inv_alpha), vr], _ptrs, normals=0, uniforms=2, op=op,
                               skip=large.op("Not"))
     small = where(large, 0.0, lam)
     u = unit(lane_bits(key, 0, count))

@@ -175,6 +175,8 @@ def test_negative_binomial_fits(n, p):
 
 def test_negative_binomial_edges():
     assert (draw(pt.random.negative_binomial, (5.0, 1.0)) == 0).all()
+    x = draw(pt.random.negative_binomial, (5.0, 1e-17))  # NumPy's largest means: gammas of mean 5e17
+    assert abs(x.mean() / 5e17 - 1) <= SIGMAS / np.sqrt(5 * N)
 
 
 @pytest.mark.parametrize(("n", "a", "b"), [(1, 1.0, 1.0), (10, 2.0, 3.0), (1000, 0.5, 0.5), (50, 100.0, 0.1)])
@@ -258,6 +260,7 @@ BAD = [(pt.random.poisson, (-1.0,)), (pt.random.poisson, (np.nan,)), (pt.random.
        (pt.random.binomial, (5, np.nan)),
        (pt.random.negative_binomial, (0.0, 0.5)), (pt.random.negative_binomial, (5.0, 0.0)),
        (pt.random.negative_binomial, (5.0, np.nan)), (pt.random.negative_binomial, (np.nan, 0.5)),
+       (pt.random.negative_binomial, (5.0, 1e-20)),
        (pt.random.betabinom, (5, 0.0, 1.0)), (pt.random.betabinom, (5, 1.0, -1.0)), (pt.random.betabinom, (-1, 1.0, 1.0)),
        (pt.random.betabinom, (5, np.nan, 1.0)),
        (pt.random.hypergeometric, (-1, 1, 1)), (pt.random.hypergeometric, (1, 1, -1)), (pt.random.hypergeometric, (2, 2, 5)),

@@ -11,7 +11,8 @@ inversion by sequential search (`invert`): the least k whose CDF, summed term by
 (p_0 = exp(-lam), p_k = p_(k-1) lam / k), reaches a uniform u. lam = 0 gives 0.
 
 A negative binomial (SciPy's nbinom, NumPy's `negative_binomial`) is a Poisson of a gamma
-of shape n and scale (1 - p) / p.
+of shape n and scale (1 - p) / p; NumPy refuses n and p whose gamma may exceed LAM_MAX (its mean
+plus 10 standard deviations does).
 
 `log_factorial` is Stirling's series with its tail tabulated below k = 16 (as TensorFlow's
 binomial sampler does for k < 10); `invert` is the sequential search the binomial's small
@@ -140,10 +141,12 @@ def negative_binomial(d: Draws, n: Ex, p: Ex) -> Ex:
     nn, pp = flat(d, n), flat(d, p)
     ok = (pp > 0.0) & (pp <= 1.0)
     mean = Gamma(d, where(nn > 0.0, nn, 1.0)).value * where(ok, (1.0 - pp) / pp, 0.0)
-    mean = where((mean >= 0.0) & (mean <= LAM_MAX), mean, 0.0)
+    mean = where(mean >= 0.0, mean.op("Min", LAM_MAX), 0.0)
     x = d.shaped(poisson_vector(sampler_key(d.key, 1), d.n, mean, d.op))
-    return d.checked(x, ((n > 0.0) & (p > 0.0) & (p <= 1.0),
-                         SCIPY_DOMAIN.format(what="n must be > 0 and p in (0, 1]", dist="nbinom")))
+    x = d.checked(x, ((n > 0.0) & (p > 0.0) & (p <= 1.0), SCIPY_DOMAIN.format(what="n must be > 0 and p in (0, 1]", dist="nbinom")))
+    # NumPy's bound on the Poisson means: 10 standard deviations of the gamma above its mean
+    most = (1.0 - p) / p * (n + 10.0 * sqrt(n))
+    return d.checked(x, ((most > LAM_MAX).op("Not"), "n too large or p too small, see Generator.negative_binomial Notes"))
 
 
 __all__ = ["LAM_MAX", "invert", "log_factorial", "negative_binomial", "poisson", "poisson_vector", "stirling_tail"]

@@ -30,6 +30,9 @@ RANDOM_OPS = {
     "gengamma": "RandomGenGamma", "dirichlet": "RandomDirichlet", "vonmises": "RandomVonMises",
     # multivariate draws and draws without replacement (`_variant` picks the weighted choice)
     "multivariate_normal": "RandomMvNormal", "choice_without_replacement": "RandomChoice", "permutation": "RandomPermutation",
+    # discrete draws by loops
+    "poisson": "RandomPoisson", "binomial": "RandomBinomial", "negative_binomial": "RandomNegBinomial",
+    "beta_binomial": "RandomBetaBinomial", "hypergeometric": "RandomHyperGeometric", "multinomial": "RandomMultinomial",
 }
 
 

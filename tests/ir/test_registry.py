@@ -41,7 +41,8 @@ FAMILY_TESTS = {
     "linalg_schur": [("tests/linalg/test_schur.py", "REACHED_BY")],
     "linalg_sylvester": [("tests/linalg/test_sylvester.py", "REACHED_BY")],
     "random": [("tests/random/test_distributions.py", "REACHED_BY"), ("tests/random/test_generator.py", "REACHED_BY"),
-               ("tests/random/test_rejection.py", "REACHED_BY"), ("tests/random/test_multivariate.py", "REACHED_BY")],
+               ("tests/random/test_rejection.py", "REACHED_BY"), ("tests/random/test_multivariate.py", "REACHED_BY"),
+               ("tests/random/test_discrete_loops.py", "REACHED_BY")],
     "bits": [("tests/lowering/test_random.py", "COVERS")],
 }
 

@@ -194,11 +194,12 @@ def test_every_random_op_is_reached_from_pytensor():
     for op, case in CASES.items():
         params, out, _ = _compiled(case, size=(2,))
         assert op in ptonnx.lift(ptonnx.api.function_graph(params, [out])).op_counts(), op
+    from tests.random.test_discrete_loops import REACHED_BY as DISCRETE
     from tests.random.test_multivariate import REACHED_BY as MULTIVARIATE
     from tests.random.test_rejection import REACHED_BY as REJECTION
 
     drawing = {name for name, s in ptonnx.ir.all_schemas().items() if s.family == "random" and name.startswith("Random")}
-    assert set(CASES) | set(REJECTION) | set(MULTIVARIATE) == drawing
+    assert set(CASES) | set(REJECTION) | set(MULTIVARIATE) | set(DISCRETE) == drawing
 
 
 @pytest.mark.one_environment

@@ -88,18 +88,19 @@ def zeros(n: Ex) -> Ex:
 
 def until_accepted(key: tuple[Ex, Ex], n: Ex, params: Sequence[Ex],
                    propose: Callable[[Trip, list[Ex]], tuple[Ex, Ex]], *, normals: int, uniforms: int, op: str,
-                   max_trips: int = MAX_TRIPS) -> Ex:
+                   max_trips: int = MAX_TRIPS, skip: Ex | None = None) -> Ex:
     """For each of `n` elements (a float64 vector), the first candidate accepted:
     `propose(trip, params) -> (candidate, accepted)` builds, inside the loop's body, from the
     trip's variates (`Trip`) and the parameters (`params`, outer vectors of n or scalars,
     entering the body as invariants), a candidate and a bool mask, both vectors of n. Trip t draws on lane t of `key` (t = 1 .. max_trips); the run fails (a `Check`
-    naming `op`) if some element is not accepted after `max_trips` trips."""
+    naming `op`) if some element is not accepted after `max_trips` trips. Elements where `skip` (a bool
+    vector of n) holds are not drawn (they give 0), and no trip runs if every element is skipped."""
     outer = n.scope
     body = Graph("rejection_body")
     scope = Scope(Builder(body, source=outer.builder.source))
     trip = body.add_input(TensorType("int64", ()), "trip")
     start = zeros(n)
-    none = start < 0.0
+    none = start < 0.0 if skip is None else skip
     value = Ex(scope, body.add_input(start.value.type, "value"))
     accepted = Ex(scope, body.add_input(none.value.type, "accepted"))
     fixed: list = []
@@ -116,7 +117,8 @@ def until_accepted(key: tuple[Ex, Ex], n: Ex, params: Sequence[Ex],
     body.inputs = [trip, value.value, accepted.value, *(inner for inner, _ in fixed)]
     body.set_outputs([going.value, where(newly, candidate, value).value, now.value])
     trips = Value.constant(np.asarray(max_trips, dtype=np.int64))
-    loop = outer.builder.node("Loop", [trips, Value.constant(np.asarray(True)), start.value, none.value, *(v for _, v in fixed)],
+    first = Value.constant(np.asarray(True)) if skip is None else none.op("Not").op("ReduceAny", axes=(0,)).value
+    loop = outer.builder.node("Loop", [trips, first, start.value, none.value, *(v for _, v in fixed)],
                               dict(body=body, n_carried=2, n_scan=0))
     result, done = (Ex(outer, v) for v in loop.outputs)
     return result.op("Check", done, message=NOT_ACCEPTED.format(op=op, trips=max_trips), exception="builtins:RuntimeError")

@@ -60,6 +60,13 @@ DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], frozenset[str], str]] = {
     "RandomChoice": (("a", "core_shape"), NUMERIC_DTYPES, "core_shape draws without replacement from a's first core axis (arange(a) for a scalar a)"),
     "RandomWeightedChoice": (("a", "p", "core_shape"), NUMERIC_DTYPES, "draws without replacement weighted by p (NumPy's sequential draws), as RandomChoice"),
     "RandomPermutation": (("x",), NUMERIC_DTYPES, "x shuffled along its first core axis (arange(x) for a scalar x)"),
+    # discrete draws by loops (decompositions/random/poisson.py, binomial.py, hypergeometric.py)
+    "RandomPoisson": (("lam",), INT_DTYPES, "Poisson of mean lam"),
+    "RandomBinomial": (("n", "p"), INT_DTYPES, "successes in n trials of probability p"),
+    "RandomNegBinomial": (("n", "p"), INT_DTYPES, "failures before the n-th success, of probability p (SciPy's nbinom)"),
+    "RandomBetaBinomial": (("n", "a", "b"), INT_DTYPES, "binomial of n trials of a probability drawn from beta(a, b) (SciPy's betabinom)"),
+    "RandomHyperGeometric": (("ngood", "nbad", "nsample"), INT_DTYPES, "goods among nsample items drawn without replacement from ngood goods and nbad bads"),
+    "RandomMultinomial": (("n", "p"), INT_DTYPES, "counts of n draws among the categories of probabilities on p's last axis"),
 }
 #: the attributes an op takes beyond `stream` and `dtype`, name -> (type, default): what the
 #: PyTensor op fixes in its properties (lifting/random.py reads them there)

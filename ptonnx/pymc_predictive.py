@@ -97,9 +97,13 @@ def _generators(outputs) -> list:
 def _vectorised(outputs, batched: dict, count):
     """`outputs` with a leading draws axis by PyTensor's `vectorize_graph` (the fast form: every
     random node draws all rows at once): over the batched free variables, or `count` prior draws."""
+    rank = [pt.as_tensor(o).type.ndim for o in outputs]
     if count is not None:
         outputs, batched = _rooted(outputs, count)
-    return [pt.as_tensor(o) for o in vectorize_graph(outputs, batched)]
+    rows = count if count is not None else next(iter(batched.values())).shape[0] if batched else None
+    result = [pt.as_tensor(o) for o in vectorize_graph(outputs, batched)]
+    # an output no row changes (a constant Deterministic) is the same in every row
+    return [o if o.type.ndim > r or rows is None else pt.broadcast_to(o, (rows, *o.shape)) for o, r in zip(result, rank, strict=True)]
 
 
 def _scanned(outputs, batched: dict, count, key):

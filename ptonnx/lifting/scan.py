@@ -37,6 +37,10 @@ def _split(items, sizes):
     return out
 
 
+#: a constant the body reads is copied into it up to this many elements (else it is an invariant input)
+SMALL_CONSTANT = 64
+
+
 class _Parts:
     """Scan's inputs and outputs, outer and inner, grouped by kind."""
 
@@ -95,7 +99,10 @@ class _Body:
         return v
 
     def read(self, outer: Value, name: str) -> Value:
-        """A read-only outer value inside the body (one body input per outer value)."""
+        """A read-only outer value inside the body (one body input per outer value); a small
+        constant stays a constant, so what must be static inside (a join axis) is."""
+        if outer.const is not None and outer.const.size <= SMALL_CONSTANT:
+            return Value.constant(outer.const, name)
         for o, v in zip(self.invariants, self._invariant_in, strict=True):
             if o is outer:
                 return v

@@ -23,6 +23,7 @@ from ptonnx.keys import key
 from tests.pymc.models import MODELS, data_scale
 
 pm = pytest.importorskip("pymc")
+az = pytest.importorskip("arviz")
 pp = pytest.importorskip("ptonnx.pymc_predictive")
 
 #: posterior rows: PyMC's samplers loop over them in Python (4,000 rows of the 22 models take
@@ -36,12 +37,15 @@ P_MIN = 1e-4
 
 def _same_distribution(ours: np.ndarray, theirs: np.ndarray, what: str) -> None:
     """Two samples of one distribution (shapes (rows, ...)): each of three observations' marginals
-    and the pooled draws."""
+    and the observations pooled, one a row (a row's observations are dependent: an AR series)."""
     assert ours.shape == theirs.shape and ours.dtype.kind == theirs.dtype.kind, (what, ours.shape, theirs.shape)
     flat_ours, flat_theirs = ours.reshape(len(ours), -1), theirs.reshape(len(theirs), -1)
     columns = sorted({0, flat_ours.shape[1] // 2, flat_ours.shape[1] - 1}) if flat_ours.shape[1] else []
     samples = [(flat_ours[:, c], flat_theirs[:, c], f"{what}[{c}]") for c in columns]
-    samples.append((flat_ours.ravel()[::7], flat_theirs.ravel()[::7], f"{what} pooled"))
+    if flat_ours.shape[1] > 1:  # one observation a row (row r's r-th, cycling): independent, unlike a row's
+        picked = np.arange(len(flat_ours)) % flat_ours.shape[1]
+        rows = np.arange(len(flat_ours))
+        samples.append((flat_ours[rows, picked], flat_theirs[rows, picked], f"{what} pooled"))
     for a, b, label in samples:
         if ours.dtype.kind in "iub":
             values = np.union1d(a, b)
@@ -51,19 +55,57 @@ def _same_distribution(ours: np.ndarray, theirs: np.ndarray, what: str) -> None:
             table = table[:, table.sum(0) > 0]
             if table.shape[1] > 1:
                 assert st.chi2_contingency(table).pvalue > P_MIN, label
+        elif np.ptp(a) <= 1e-12 * max(1.0, abs(a[0])) and np.ptp(b) <= 1e-12 * max(1.0, abs(b[0])):
+            np.testing.assert_allclose(a, b, rtol=1e-12, err_msg=label)  # a constant (a correlation's diagonal)
         else:
             finite = np.isfinite(a) & np.isfinite(b)
             assert st.cramervonmises_2samp(a[finite], b[finite]).pvalue > P_MIN, label
 
 
+from ptonnx.errors import LiftingError  # noqa: E402
+
+#: what ptonnx refuses of these models, and why (issue 35's closing note); strict: a fix shows
+REFUSED = {
+    "zero_inflated": pytest.mark.xfail(raises=LiftingError, strict=True, reason=(
+        "the Mixture's forward graph joins its components along an axis PyTensor gives as a Scalar(int8) "
+        "variable, which lifting needs constant (LiftingError); to fix in lifting")),
+}
+PRIOR_REFUSED = {
+    **REFUSED,
+    "ordered_logistic": pytest.mark.xfail(raises=ValueError, strict=True, reason=(
+        "PyMC's prior draws of ordered cutpoints are unsorted (forward sampling ignores the ordered transform), "
+        "so the categorical's p has negative entries: PyTensor's draw is then NumPy's binary search over unsorted "
+        "running sums, and ptonnx refuses (ValueError) rather than draw something else")),
+}
+
+
+def _models(refused: dict) -> list:
+    return [pytest.param(name, marks=refused[name]) if name in refused else name for name in sorted(MODELS)]
+
+
 def _posterior(model):
+    """ROWS points of the model in its constrained space, as a posterior holds them: the initial
+    point moved by normal noise in the unconstrained space, mapped back by PyMC (prior draws
+    would do but for transforms such as `ordered`, which forward sampling ignores). Returned as
+    an InferenceData laid out as `pm.sample` writes one (coords, constant_data), so PyMC resamples
+    no variable as volatile that a sampler's trace would keep."""
+    rng = np.random.default_rng(11)
+    names = [rv.name for rv in model.free_RVs]
+    outs = model.replace_rvs_by_values([model[n] for n in names])
+    constrained = model.compile_fn(outs, inputs=model.value_vars, point_fn=False, mode=PYMC_MODE, on_unused_input="ignore")
+    start = model.initial_point()
+    rows = [constrained(**{k: v + rng.normal(size=np.shape(v)) * 0.5 for k, v in start.items()}) for _ in range(ROWS)]
     with model, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        prior = pm.sample_prior_predictive(ROWS, random_seed=11, compile_kwargs={"mode": PYMC_MODE})
-    return prior.prior
+        layout = pm.sample_prior_predictive(ROWS, var_names=names, random_seed=1, compile_kwargs={"mode": PYMC_MODE})
+    posterior = layout.prior[names].copy(deep=True)
+    for i, n in enumerate(names):
+        posterior[n].values = np.stack([r[i] for r in rows])[None]
+    groups = {"posterior": posterior, **({"constant_data": layout.constant_data} if "constant_data" in layout else {})}
+    return az.InferenceData(**groups)
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("name", _models(REFUSED))
 def test_posterior_predictive_draws_as_pymc(name):
     model = MODELS[name]()
     posterior = _posterior(model)
@@ -74,18 +116,17 @@ def test_posterior_predictive_draws_as_pymc(name):
         return
     cm = pp.compile_predictive(model, observed)
     assert cm.input_names[-1] == "key"
-    ours = cm(*pp.inputs_from(cm, posterior), key(1))
+    ours = cm(*pp.inputs_from(cm, posterior.posterior), key(1))
     with model, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        theirs = pm.sample_posterior_predictive(posterior.to_dataset() if hasattr(posterior, "to_dataset") else posterior,
-                                                var_names=observed, random_seed=2, progressbar=False,
+        theirs = pm.sample_posterior_predictive(posterior, var_names=observed, random_seed=2, progressbar=False,
                                                 compile_kwargs={"mode": PYMC_MODE}).posterior_predictive
     for name_, got in zip(observed, ours, strict=True):
         expected = np.asarray(theirs[name_])
         _same_distribution(got, expected.reshape(-1, *expected.shape[2:]), name_)
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("name", _models(PRIOR_REFUSED))
 def test_prior_predictive_draws_as_pymc(name):
     model = MODELS[name]()
     cm = pp.compile_predictive(model, kind="prior")

@@ -45,9 +45,12 @@ def integers(node, inputs):
 @decomposes("RandomCategorical", as_given=True)
 def categorical(node, inputs):
     """PyTensor's: the number of running sums of p (its last axis) below u, u in [0, 1)
-    (NumPy's searchsorted; p is taken as given, as PyTensor takes it)."""
+    (NumPy's searchsorted; p is not normalised, as PyTensor does not normalise it)."""
     d = Draws(node, inputs)
     (p,) = d.params
     rank = d.shape.value.type.shape[0]  # the draws' rank; p's last axis is the next one
     below = p.op("CumSum", axis=p.value.type.ndim - 1) < d.unit().op("Unsqueeze", axes=(rank,))
-    return below.cast("int64").op("ReduceSum", axes=(rank,))
+    x = below.cast("int64").op("ReduceSum", axes=(rank,))
+    # NumPy's binary search over running sums that fall somewhere decides PyTensor's draw: refused
+    return d.checked(x, ((p >= 0.0), "p has a negative or NaN probability (PyTensor's draw is then NumPy's binary "
+                                      "search over running sums that are not sorted; ptonnx refuses)"))

@@ -40,7 +40,7 @@ gradient of `rewrite_pregrad(logp)` (as `model.dlogp`), then PyTensor's `fast_ru
 and `pytensor.grad` of it as PyMC builds them, only the checks rewritten.
 
 What ptonnx cannot compile raises as anywhere in ptonnx (`UnsupportedOpError` naming the
-op, `RandomVariableError` for a graph that draws...); a model with nothing to feed (no free
+op...); the predictive draws are `ptonnx.pymc_predictive`'s. A model with nothing to feed (no free
 variable) or nothing to export (no Deterministic) raises `ptonnx.errors.SignatureError`.
 """
 

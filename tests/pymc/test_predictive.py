@@ -26,10 +26,10 @@ pm = pytest.importorskip("pymc")
 az = pytest.importorskip("arviz")
 pp = pytest.importorskip("ptonnx.pymc_predictive")
 
-#: posterior rows: PyMC's samplers loop over them in Python (4,000 rows of the 22 models take
-#: PyMC's Python-linker functions some ten minutes), ptonnx draws them in one call; the issue's
+#: posterior rows: PyMC's samplers loop over them in Python (1,000 rows of the 22 models take
+#: PyMC's Python-linker functions some 7 CPU minutes), ptonnx draws them in one call; the issue's
 #: 4,000: PTONNX_PREDICTIVE_ROWS=4000 python -m pytest tests/pymc/test_predictive.py
-ROWS = int(os.environ.get("PTONNX_PREDICTIVE_ROWS", "1000"))
+ROWS = int(os.environ.get("PTONNX_PREDICTIVE_ROWS", "400"))
 #: PyMC's samplers without C compilation (minutes for these graphs on a fresh machine)
 PYMC_MODE = Mode(linker="py", optimizer="fast_run")
 P_MIN = 1e-4

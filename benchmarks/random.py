@@ -17,19 +17,24 @@ compile included as a user pays it). `--write` saves benchmarks/results/random.m
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import platform
-import statistics
 import sys
-import time
-import warnings
 from pathlib import Path
 
-import numpy as np
+# run as a script, this file's folder leads sys.path, and its name would hide the standard `random`
+if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    del sys.path[0]
+
+import argparse  # noqa: E402
+import datetime  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import ROOT, git_commit
+from benchmarks._common import ROOT, git_commit  # noqa: E402
 
 #: name -> (PyTensor builder of the draws from parameter variables, parameter values, NumPy's draw)
 DISTRIBUTIONS = {

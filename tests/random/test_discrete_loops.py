@@ -15,7 +15,8 @@ import scipy.stats as st
 
 import ptonnx
 from ptonnx.keys import key
-from ptonnx.testing import reference_mode, run_at_every_level
+from ptonnx.testing import run_at_every_level
+from tests.random.drawing import compile_draws, draws
 
 N = 20000
 KEY = key(2027)
@@ -48,23 +49,11 @@ def _array(p):
 
 
 def _compile(rv, params, dtype="int64", size=(N,)):
-    """The compiled model of `rv(*params, size, rng, dtype)` for run-time parameters (Python ints as
-    int64, else float64), its PyTensor function (PyTensor's own draw), and the parameters as arrays."""
-    rng = pytensor.shared(np.random.default_rng(0))
-    arrays = [_array(p) for p in params]
-    inputs = [pt.tensor(f"p{i}", dtype=str(a.dtype), shape=a.shape) for i, a in enumerate(arrays)]
-    out = rv(*inputs, size=size, rng=rng, dtype=dtype)
-    return ptonnx.compile_function(inputs, [out]), pytensor.function(inputs, out, mode=reference_mode()), arrays
+    return compile_draws(rv, params, dtype, size, _array)
 
 
 def draw(rv, params, dtype="int64", size=(N,)) -> np.ndarray:
-    """The compiled model's draws, the same at every onnxruntime level, shaped and typed as PyTensor's."""
-    cm, f, arrays = _compile(rv, params, dtype, size)
-    runs = [outs[0] for outs in run_at_every_level(cm, *arrays, KEY).values()]
-    assert runs[0].tobytes() == runs[1].tobytes(), "the onnxruntime levels differ"
-    ours, theirs = runs[0], np.asarray(f(*arrays))
-    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, (ours.shape, ours.dtype, theirs.shape, theirs.dtype)
-    return ours
+    return draws(rv, params, dtype, size, _array, KEY)
 
 
 def fits(x, dist) -> None:

@@ -9,14 +9,12 @@ SciPy refuse fail the run with the exception class PyTensor raises."""
 from __future__ import annotations
 
 import numpy as np
-import pytensor
 import pytensor.tensor as pt
 import pytest
 import scipy.stats as st
 
-import ptonnx
 from ptonnx.keys import key
-from ptonnx.testing import reference_mode, run_at_every_level
+from tests.random.drawing import compile_draws, draws
 
 N = 20000
 KEY = key(2026)
@@ -37,24 +35,16 @@ REACHED_BY = {
 }
 
 
+def _float_array(p):
+    return np.asarray(p, dtype=np.float64)
+
+
 def _compile(rv, params, dtype="float64", size=(N,)):
-    """The compiled model of `rv(*params, size, rng, dtype)` for run-time parameters, its PyTensor
-    function (PyTensor's own draw), and the parameters as arrays."""
-    rng = pytensor.shared(np.random.default_rng(0))
-    arrays = [np.asarray(p, dtype=np.float64) for p in params]
-    inputs = [pt.tensor(f"p{i}", dtype="float64", shape=a.shape) for i, a in enumerate(arrays)]
-    out = rv(*inputs, size=size, rng=rng, dtype=dtype)
-    return ptonnx.compile_function(inputs, [out]), pytensor.function(inputs, out, mode=reference_mode()), arrays
+    return compile_draws(rv, params, dtype, size, _float_array)
 
 
 def draw(rv, params, dtype="float64", size=(N,)) -> np.ndarray:
-    """The compiled model's draws, the same at every onnxruntime level, shaped and typed as PyTensor's."""
-    cm, f, arrays = _compile(rv, params, dtype, size)
-    runs = [outs[0] for outs in run_at_every_level(cm, *arrays, KEY).values()]
-    assert runs[0].tobytes() == runs[1].tobytes(), "the onnxruntime levels differ"
-    ours, theirs = runs[0], np.asarray(f(*arrays))
-    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, (ours.shape, ours.dtype, theirs.shape, theirs.dtype)
-    return ours
+    return draws(rv, params, dtype, size, _float_array, KEY)
 
 
 def fits(x, dist, lo=None, hi=None) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pytensor.compile.ops import DeepCopyOp, ViewOp
 from pytensor.tensor.basic import ScalarFromTensor, TensorFromScalar
 
-from ptonnx.lifting.dispatch import lifts
+from ptonnx.lifting.dispatch import lifts, lifts_batched
 
 
-@lifts(DeepCopyOp, ViewOp, TensorFromScalar, ScalarFromTensor)
+@lifts(TensorFromScalar, ScalarFromTensor)
+@lifts_batched(DeepCopyOp, ViewOp)  # a Blockwise of a copy (a vectorised Deterministic) is a copy too
 def lift_identity(ctx, node):
     return [ctx.value(node.inputs[0])]

@@ -48,3 +48,16 @@ def test_several_batch_dims_and_outputs():
     tail, head = _tail_and_head()(cube, idx)
     values = np.resize(X, (2, 3, 4))
     check_like_pytensor([cube, idx], [tail, head], [values, np.array([[1, 1, 1], [1, 1, 1]])])
+
+
+def test_a_blockwise_copy_is_a_copy_not_a_loop():
+    """PyTensor vectorises a Deterministic's ViewOp into a Blockwise (PyMC's predictive over rows):
+    it lifts as the copy it is, no Loop over the batch."""
+    import ptonnx
+    from pytensor.compile.ops import ViewOp
+    from pytensor.tensor.blockwise import Blockwise
+
+    x = pt.dmatrix("x")
+    y = Blockwise(ViewOp(), signature="(i)->(i)")(x) * 2
+    check_like_pytensor([x], [y], [np.array([[1.0, -0.0, np.inf], [np.nan, 5e-324, -1e308]])], more_values=[[np.zeros((0, 3))]])
+    assert "Loop" not in ptonnx.lift(ptonnx.api.function_graph([x], [y])).op_counts()

@@ -1,6 +1,6 @@
 """ptonnx: compile PyTensor graphs to ONNX (opset 18)."""
 
-from ptonnx import errors, ir
+from ptonnx import errors, ir, keys
 from ptonnx.api import CompiledModel, compile, compile_function, export
 from ptonnx.lifting import lift
 from ptonnx.lowering import lower
@@ -14,5 +14,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_PASSES", "CompiledModel", "ONNXLinker", "PassManager", "compile", "compile_function",
-    "errors", "export", "ir", "lift", "lower", "onnx_mode",
+    "errors", "export", "ir", "keys", "lift", "lower", "onnx_mode",
 ]

@@ -104,6 +104,7 @@ def moments(x, dist) -> None:
         assert abs(x.var() - var) <= SIGMAS * var * np.sqrt(kurtosis / x.size + 2 / (x.size - 1)), (x.var(), var)
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize("lam", [1e-10, 0.5, 3.0, 9.99, 10.0, 10.5, 50.0, 1e3, 1e6])
 def test_poisson_fits(lam):
     x = draw(pt.random.poisson, (lam,))
@@ -136,6 +137,7 @@ def test_poisson_broadcasts_across_both_samplers():
         fits(x[:, i], st.poisson(lam))
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize(("n", "p"), [(1, 0.5), (10, 0.3), (24, 0.4), (25, 0.4), (50, 0.9), (1000, 0.3), (10**9, 1e-12),
                                       (10**9, 0.5), (10**9, 1 - 1e-12), (200, 0.999)])
 def test_binomial_fits(n, p):
@@ -155,6 +157,7 @@ def test_binomial_edges():
         fits(x[:, i], st.binom(n, p))
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize(("n", "p"), [(0.5, 0.5), (5.0, 0.3), (100.0, 0.9), (3.0, 0.01), (1e-3, 0.5)])
 def test_negative_binomial_fits(n, p):
     x = draw(pt.random.negative_binomial, (n, p))
@@ -168,6 +171,7 @@ def test_negative_binomial_edges():
     assert abs(x.mean() / 5e17 - 1) <= SIGMAS / np.sqrt(5 * N)
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize(("n", "a", "b"), [(1, 1.0, 1.0), (10, 2.0, 3.0), (1000, 0.5, 0.5), (50, 100.0, 0.1)])
 def test_betabinom_fits(n, a, b):
     x = draw(pt.random.betabinom, (n, a, b))
@@ -179,6 +183,7 @@ def test_betabinom_edges():
     assert (draw(pt.random.betabinom, (0, 1.0, 1.0)) == 0).all()
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize(("ngood", "nbad", "nsample"), [(5, 7, 4), (50, 60, 30), (3, 100, 50), (100, 3, 50), (1000, 10, 1005),
                                                         (20, 20, 15), (10**6, 10**6, 10**5), (10, 10**8, 10**7),
                                                         (10, 1000, 10), (1, 10**8, 10**7)])  # HRUA's worst: 1 in 4 accepted
@@ -196,6 +201,7 @@ def test_hypergeometric_edges():
     assert (draw(pt.random.hypergeometric, (5, 6, 11)) == 5).all()
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 def test_multinomial_fits():
     """Each category's count is a binomial; the counts sum to n."""
     p = [0.2, 0.3, 0.5]

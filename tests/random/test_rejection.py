@@ -78,6 +78,7 @@ def _gamma(shape, scale, **kw):
     return pt.random.gamma(shape, scale=scale, **kw)
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize(("params", "lo"), [((1e-3, 1.0), 1e-300), ((0.5, 2.0), None), ((3.0, 1.0), None), ((1e6, 1e-6), None)])
 def test_gamma_fits(params, lo):
     x = draw(_gamma, params)
@@ -112,6 +113,7 @@ def test_chisquare_is_a_gamma(df):
     moments(x, st.chi2(df))
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize("params", [(0.5, 1.0), (3.0, 2.0), (1e6, 1.0)])
 def test_invgamma_fits(params):
     x = draw(pt.random.invgamma, params)
@@ -125,6 +127,7 @@ def test_invgamma_edges():
     assert np.isinf(draw(pt.random.invgamma, (0.0, 1.0))).all()
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize(("params", "lo", "hi"), [((0.5, 0.5), None, None), ((2.0, 5.0), None, None),
                                                   ((1e-3, 1e-3), 1e-300, 1 - 1e-12), ((1e6, 1e6), None, None)])
 def test_beta_fits(params, lo, hi):
@@ -144,6 +147,7 @@ def test_beta_of_the_least_parameters():
     assert abs(x.mean() - 0.5) <= SIGMAS * 0.5 / np.sqrt(N)
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize("params", [(0.5, 0.0, 1.0), (3.0, 1.0, 2.0), (1e6, 0.0, 1.0)])
 def test_t_fits(params):
     x = draw(pt.random.t, params)
@@ -157,6 +161,7 @@ def test_t_edges():
     assert np.isnan(draw(pt.random.t, (np.inf, 0.0, 1.0))).all()  # SciPy's (NumPy's standard_t(inf))
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize(("params", "lo"), [((0.5, 2.0, 1.0), None), ((3.0, 0.5, 2.0), None), ((-2.0, -1.0, 1.0), None),
                                             ((1e-3, 2.0, 1.0), 1e-150)])
 def test_gengamma_fits(params, lo):
@@ -167,6 +172,7 @@ def test_gengamma_fits(params, lo):
     moments(x, dist)
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize(("alphas", "lo", "hi"), [([1.0, 2.0, 3.0], None, None), ([0.3, 5.0], None, None),
                                                   ([1e-3, 1e-3, 1e-3], 1e-300, 1 - 1e-12), ([1e5, 2e5], None, None)])
 def test_dirichlet_fits(alphas, lo, hi):
@@ -190,6 +196,7 @@ def test_dirichlet_edges():
     fits(x[:, 1, 0], st.beta(2.0, 0.5))
 
 
+@pytest.mark.one_environment  # the fits check ptonnx's formulas; shapes and refusals run in both
 @pytest.mark.parametrize("params", [(0.0, 1.0), (2.0, 3.0), (-3.0, 50.0), (0.0, 1e-9), (0.0, 1e-6), (1.0, 1e7)])
 def test_vonmises_fits(params):
     """Draws on [-pi, pi]: their angle from mu, folded there too, is von Mises about 0 (SciPy's

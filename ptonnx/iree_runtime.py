@@ -19,12 +19,17 @@ through: such a model is refused by name.
 
 from __future__ import annotations
 
+import os
+import resource
+import subprocess
+
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
 from ptonnx.check_errors import check_exception
 from ptonnx.errors import PtonnxError, RuntimeMismatchError
+from ptonnx.iree_words import WordsError, carried_in_int64
 
 #: iree-compile options: llvm-cpu, float64 kept, the host's vector units, libm linked
 COMPILE_FLAGS = (
@@ -34,6 +39,11 @@ COMPILE_FLAGS = (
 )
 #: one thread, synchronous: what the onnxruntime path's benchmarks use too
 DEVICE = "local-sync"
+#: iree-compile's address-space bound and time limit: IREE 3.13 exhausts any memory on some
+#: graphs (23 GB, then the kernel's OOM killer, for a normal draw's two generator chains);
+#: the bound turns that into an IreeCompileError (PTONNX_IREE_COMPILE_GB overrides it)
+COMPILE_GB = float(os.environ.get("PTONNX_IREE_COMPILE_GB", "8"))
+COMPILE_SECONDS = 600
 
 
 class IreeUnavailableError(PtonnxError, ImportError):
@@ -63,8 +73,9 @@ def available() -> bool:
     return True
 
 
-def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, list[str]]:
-    """A copy of `model` that IREE computes as onnxruntime does; the names of its checks.
+def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, list[str], tuple[list[int], list[int]]]:
+    """A copy of `model` that IREE computes as onnxruntime does; the names of its checks; the
+    positions of the inputs and outputs it carries as int64 that are uint32 (`iree_words`).
 
     - Each check's failure flag is a graph output, and what the check guards is replaced
       by zeros where it failed (IREE's Gather does not bound its index: an index far out
@@ -82,6 +93,11 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
     typed = onnx.shape_inference.infer_shapes(model, data_prop=True)
     dtypes = {v.name: v.type.tensor_type.elem_type for v in [*typed.graph.value_info, *typed.graph.input, *typed.graph.output]}
     dtypes.update({t.name: t.data_type for t in typed.graph.initializer})
+    try:
+        model, *words = carried_in_int64(model, dtypes)
+    except WordsError as exc:
+        raise IreeCompileError(f"{exc}: IREE has no uint32 tensors and ptonnx carries them as int64 only in straight-line "
+                               "code with constant shifts; use runtime='onnxruntime'") from None
     shapes = {v.name: [d.dim_value if d.HasField("dim_value") else None for d in v.type.tensor_type.shape.dim]
               for v in [*typed.graph.value_info, *typed.graph.input] if v.type.tensor_type.HasField("shape")}
     graph = onnx.GraphProto()
@@ -110,7 +126,7 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     copy.graph.CopyFrom(graph)
-    return copy, names
+    return copy, names, tuple(words)
 
 
 def _constant_scatter(node, constants: dict, shapes: dict, graph, k: int) -> list:
@@ -182,7 +198,7 @@ def _body_nodes(graph):
 
 def compile_model(model: onnx.ModelProto) -> bytes:
     """The IREE VM flatbuffer of `model` (ONNX import, then llvm-cpu)."""
-    compiler, _, onnx_importer, Context = _iree()
+    _, _, onnx_importer, Context = _iree()
     try:
         inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
         info = onnx_importer.ModelInfo(inferred)
@@ -191,7 +207,9 @@ def compile_model(model: onnx.ModelProto) -> bytes:
         onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
         module.verify()
         text = module.get_asm(assume_verified=True)
-        return compiler.compile_str(text, target_backends=["llvm-cpu"], extra_args=list(COMPILE_FLAGS))
+        return _bounded_compile(text)
+    except IreeCompileError:
+        raise
     except Exception as exc:
         lines = [line.strip() for line in str(exc).splitlines() if "error:" in line]
         detail = "\n  ".join(dict.fromkeys(lines[:4])) or f"{type(exc).__name__}: {str(exc).strip()[:500]}"
@@ -199,12 +217,37 @@ def compile_model(model: onnx.ModelProto) -> bytes:
                                "(docs/iree.md lists what IREE cannot compile).") from exc
 
 
+def _bounded_compile(text: str) -> bytes:
+    """`iree-compile` of the MLIR `text` (as `compile_str` runs it), within COMPILE_GB of address
+    space and COMPILE_SECONDS."""
+    from iree.compiler.tools.core import CompilerOptions, CompilerToolError, TempFileSaver, build_compile_command_line
+
+    def bound():  # in the child, before exec
+        limit = int(COMPILE_GB * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    with TempFileSaver.implicit() as tfs:
+        options = CompilerOptions(target_backends=["llvm-cpu"], extra_args=list(COMPILE_FLAGS))
+        command = build_compile_command_line("-", tfs, options)
+    try:
+        process = subprocess.run(command, input=text.encode(), capture_output=True, preexec_fn=bound, timeout=COMPILE_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise IreeCompileError(f"iree-compile ran past {COMPILE_SECONDS} s on the model; use runtime='onnxruntime'") from None
+    if process.returncode != 0 and b"out of memory" in process.stderr:
+        raise IreeCompileError(f"iree-compile ran out of its {COMPILE_GB:g} GB bound compiling the model (IREE 3.13 does on "
+                               "ptonnx's random draws beyond uniform, integers and bernoulli: docs/iree.md); "
+                               "use runtime='onnxruntime'")
+    if process.returncode != 0:
+        raise CompilerToolError(process)
+    return process.stdout
+
+
 class IreeModel:
     """The model compiled by IREE, called with numpy arrays as `CompiledModel` feeds them."""
 
     def __init__(self, model: onnx.ModelProto, checks: dict):
         _, runtime, _, _ = _iree()
-        compiled, self.check_names = for_iree(model, checks)
+        compiled, self.check_names, (self._word_inputs, self._word_outputs) = for_iree(model, checks)
         self.checks = checks
         self.vmfb = compile_model(compiled)
         self.n_outputs = len(model.graph.output)
@@ -214,12 +257,14 @@ class IreeModel:
         self._context = context
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        arrays = [a.astype(np.int64) if i in self._word_inputs else a for i, a in enumerate(arrays)]
         try:
             results = self._function(*arrays)
         except Exception as exc:
             raise RuntimeMismatchError(f"IREE could not run the model on the inputs given: {str(exc).splitlines()[0]}") from exc
         results = results if isinstance(results, tuple) else (results,)
         outputs = [np.asarray(r.to_host()) if hasattr(r, "to_host") else np.asarray(r) for r in results]
+        outputs = [o.astype(np.uint32) if i in self._word_outputs else o for i, o in enumerate(outputs)]
         for name, flag in zip(self.check_names, outputs[self.n_outputs:], strict=True):
             if flag:
                 raise check_exception(self.checks[name])

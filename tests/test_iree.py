@@ -179,3 +179,27 @@ def test_an_unknown_runtime_is_refused():
     x = pt.dvector("x")
     with pytest.raises(SignatureError, match="runtime='tvm': choose one of 'onnxruntime', 'iree'"):
         ptonnx.compile_function([x], [x + 1], runtime="tvm")
+
+
+def test_draws_on_iree_are_onnxruntimes():
+    """Draws from a key: IREE has no uint32 tensors, so its copy of the model carries the
+    generator's words in int64 (`ptonnx.iree_words`): the integers and bernoulli draws are
+    onnxruntime's bit for bit; the uniform's low + (high - low) u within RTOL (IREE fuses the
+    multiply-add, which ONNX rounds twice). A normal draw, or a next-key output, makes
+    iree-compile 3.13 exhaust its memory bound: docs/iree.md."""
+    from ptonnx.keys import key
+
+    rng = pt.random.type.RandomGeneratorType()("rng")
+    n = pt.lscalar("n")
+    p = pt.dvector("p")
+    outputs = [pt.random.uniform(-2.0, 3.0, size=(n,), rng=rng), pt.random.integers(-5, 2**40, size=(n,), rng=rng),
+               pt.random.bernoulli(p, rng=rng)]
+    iree = ptonnx.compile_function([rng, n, p], outputs, runtime="iree")
+    ours = ptonnx.compile_function([rng, n, p], outputs)
+    for k, size in ((key(1), 1000), (key(2**64 - 1), 3), (key([0, 0]), 0)):
+        probabilities = np.linspace(0.0, 1.0, size)
+        got, want = iree(k, np.int64(size), probabilities), ours(k, np.int64(size), probabilities)
+        _compare(got[:1], want[:1], f"uniform draws, key {k}")
+        for a, b in zip(got[1:], want[1:], strict=True):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, sqrt, where
+from ptonnx.decompositions.expr import Ex, sqrt, where
 from ptonnx.decompositions.random.draws import Draws, above, at_least
+from ptonnx.decompositions.random.portable import exp, expm1, log, log1p, power, tan_pi
 from ptonnx.decompositions.registry import decomposes
 
 #: SciPy's refusal of parameters outside a distribution's domain (NaN included)
 SCIPY_DOMAIN = "Domain error in arguments ({what}), as SciPy's {dist}.rvs raises"
-
-
-def _tan(x: Ex) -> Ex:
-    return x.op("Tan")
 
 
 def scipy_scale(d: Draws, scale: Ex, dist: str) -> tuple[Ex, str]:
@@ -108,26 +105,26 @@ def laplace(d: Draws, loc: Ex, scale: Ex) -> Ex:
 @random_op("RandomCauchy")
 def cauchy(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """The inverse CDF: loc + scale tan(pi (u - 1/2)), u in (0, 1)."""
-    return d.checked(loc + scale * _tan((d.open_unit() - 0.5) * math.pi), scipy_scale(d, scale, "cauchy"))
+    return d.checked(loc + scale * tan_pi(d.open_unit() - 0.5), scipy_scale(d, scale, "cauchy"))
 
 
 @random_op("RandomHalfCauchy")
 def halfcauchy(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """The inverse CDF: loc + scale tan(pi u / 2), u in [0, 1)."""
-    return d.checked(loc + scale * _tan(d.unit() * (math.pi / 2)), scipy_scale(d, scale, "halfcauchy"))
+    return d.checked(loc + scale * tan_pi(d.unit() * 0.5), scipy_scale(d, scale, "halfcauchy"))
 
 
 @random_op("RandomWeibull")
 def weibull(d: Draws, shape: Ex) -> Ex:
     """NumPy's: E ** (1 / a) for a standard exponential E, and 0 for a = 0."""
-    x = where(shape.eq(0.0), 0.0, standard_exponential(d) ** (1.0 / shape))
+    x = where(shape.eq(0.0), 0.0, power(standard_exponential(d), 1.0 / shape))
     return d.checked(x, (at_least(shape, 0.0), "a < 0"))
 
 
 @random_op("RandomPareto")
 def pareto(d: Draws, b: Ex, scale: Ex) -> Ex:
     """SciPy's pareto ppf: scale u ** (-1 / b), u in (0, 1)."""
-    x = scale * d.open_unit() ** (-1.0 / b)
+    x = scale * power(d.open_unit(), -1.0 / b)
     return d.checked(x, (b > 0.0, SCIPY_DOMAIN.format(what="b must be > 0", dist="pareto")), scipy_scale(d, scale, "pareto"))
 
 

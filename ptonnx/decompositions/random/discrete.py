@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from ptonnx.decompositions.expr import Ex, ceil, floor, log, log1p, where
+from ptonnx.decompositions.expr import Ex, ceil, floor, where
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
 from ptonnx.decompositions.random.draws import Draws
+from ptonnx.decompositions.random.portable import log, log1p
 from ptonnx.decompositions.registry import decomposes
 
 #: the largest float64 below 2**63: the most a geometric draw gives (NumPy's clamp)

@@ -18,10 +18,11 @@ import math
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, exp, log, log1p, select, sqrt, where
+from ptonnx.decompositions.expr import Ex, select, sqrt, where
 from ptonnx.decompositions.random.bits import lane_bits, open_unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op, scipy_scale
 from ptonnx.decompositions.random.draws import Draws, above, at_least
+from ptonnx.decompositions.random.portable import exp, log, log1p
 from ptonnx.decompositions.random.rejection import Trip, sampler_key, until_accepted, zeros
 
 

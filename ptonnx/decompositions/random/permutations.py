@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, log, where
+from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.random.bits import count, open_unit, unit
 from ptonnx.decompositions.random.draws import Draws
+from ptonnx.decompositions.random.portable import log
 from ptonnx.decompositions.random.rejection import zeros
 from ptonnx.decompositions.registry import decomposes
 

@@ -26,12 +26,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, exp, floor, log, log1p, sqrt, where
+from ptonnx.decompositions.expr import Ex, floor, sqrt, where
 from ptonnx.decompositions.loop import iterate
 from ptonnx.decompositions.random.bits import lane_bits, unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
 from ptonnx.decompositions.random.draws import Draws
 from ptonnx.decompositions.random.gamma import Gamma, flat
+from ptonnx.decompositions.random.portable import exp, log, log1p
 from ptonnx.decompositions.random.rejection import sampler_key, until_accepted
 
 #: NumPy's POISSON_LAM_MAX: int64's maximum less 10 of its square roots

@@ -163,6 +163,16 @@ def test_acos():
     assert _check(P.acos, mpmath.acos, np.arccos, 2.5, w) < 2.5
 
 
+def test_the_forms_for_uniforms_are_the_general_ones_there():
+    """log(u, normal=True) and log1p(-u, small=True), for u as `unit` and `open_unit` make them
+    (and -log u), are the general forms' bytes."""
+    u = np.concatenate([_turns(3000), (np.floor(RNG.uniform(0, 1, 3000) * 2**52) + 0.5) * 2.0**-52])
+    positive = u[u > 0]
+    for x in (positive, -np.log(positive[positive < 1])):
+        np.testing.assert_array_equal(_everywhere(lambda v: P.log(v, normal=True), x), _everywhere(P.log, x))
+    np.testing.assert_array_equal(_everywhere(lambda v: P.log1p(-v, small=True), u), _everywhere(lambda v: P.log1p(-v), u))
+
+
 def test_scaling_by_powers_of_two_rounds_once():
     x = np.concatenate([RNG.uniform(0.5, 2.0, 2000), [1.0, 1.5, 1.9999999999999998]])
     k = np.concatenate([RNG.integers(-1080, 1081, 2000), [-1074, -1075, 1023]]).astype(np.float64)

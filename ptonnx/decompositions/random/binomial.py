@@ -54,7 +54,7 @@ def _btrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
     # (n + 1) log((n - m + 1) / (n - k + 1)) as a log1p
     bound = (top + (n + 1.0) * log1p((kk - m) / (rest + 1.0)) + _log_ratio(kk, big_p, q)
              - stirling_tail(kk) - stirling_tail(rest))
-    slow = inside & (log(v) + log_alpha - log(a / (us * us) + b) <= bound)
+    slow = inside & (log(v, normal=True) + log_alpha - log(a / (us * us) + b) <= bound)
     return k, fast | slow
 
 

@@ -65,7 +65,7 @@ def lognormal(d: Draws, mean: Ex, sigma: Ex) -> Ex:
 
 def standard_exponential(d: Draws) -> Ex:
     """-log(1 - u), u in [0, 1): in [0, 36.7]."""
-    return -log1p(-d.unit())
+    return -log1p(-d.unit(), small=True)
 
 
 @random_op("RandomExponential")
@@ -84,21 +84,21 @@ def truncexpon(d: Draws, b: Ex, loc: Ex, scale: Ex) -> Ex:
 @random_op("RandomGumbel")
 def gumbel(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """SciPy's gumbel_r ppf: loc - scale log(-log u), u in (0, 1)."""
-    return d.checked(loc - scale * log(-log(d.open_unit())), scipy_scale(d, scale, "gumbel_r"))
+    return d.checked(loc - scale * log(-log(d.open_unit(), normal=True), normal=True), scipy_scale(d, scale, "gumbel_r"))
 
 
 @random_op("RandomLogistic")
 def logistic(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """NumPy's: loc + scale log(u / (1 - u)), u in (0, 1)."""
     u = d.open_unit()
-    return d.checked(loc + scale * (log(u) - log1p(-u)), (at_least(scale, 0.0), "scale < 0"))
+    return d.checked(loc + scale * (log(u, normal=True) - log1p(-u, small=True)), (at_least(scale, 0.0), "scale < 0"))
 
 
 @random_op("RandomLaplace")
 def laplace(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """NumPy's: loc - scale log(2 - 2u) from u = 1/2 on, loc + scale log(2u) below; u in (0, 1)."""
     u = d.open_unit()
-    x = where(u >= 0.5, loc - scale * log(2.0 - 2.0 * u), loc + scale * log(2.0 * u))
+    x = where(u >= 0.5, loc - scale * log(2.0 - 2.0 * u, normal=True), loc + scale * log(2.0 * u, normal=True))
     return d.checked(x, (at_least(scale, 0.0), "scale < 0"))
 
 

@@ -24,7 +24,7 @@ def bernoulli(d: Draws, p: Ex) -> Ex:
 @random_op("RandomGeometric")
 def geometric(d: Draws, p: Ex) -> Ex:
     """NumPy's inversion: ceil(log(u) / log1p(-p)), u in (0, 1); 1 for p = 1; at most 2**63 - 1."""
-    x = ceil(log(d.open_unit()) / log1p(-p)).op("Min", INT64_CLAMP)
+    x = ceil(log(d.open_unit(), normal=True) / log1p(-p)).op("Min", INT64_CLAMP)
     x = where(p.eq(1.0), 1.0, x)
     return d.checked(x, ((p > 0.0) & (p <= 1.0), "p <= 0, p > 1 or p contains NaNs"))
 

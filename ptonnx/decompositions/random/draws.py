@@ -51,7 +51,7 @@ class Draws:
         """Standard normal in the draws' shape: Box-Muller on pairs, r cos t and r sin t from
         one pair of uniforms (r = sqrt(-2 log u), u in (0, 1): |z| < 8.6)."""
         pairs = (self.n + 1).op("IntDiv", 2)
-        radius = sqrt(log(open_unit(self.bits(pairs))) * -2.0)
+        radius = sqrt(log(open_unit(self.bits(pairs)), normal=True) * -2.0)
         sin, cos = sincos_pi(unit(self.bits(pairs)) * 2.0)  # the turn 2 pi u
         both = (radius * cos).op("Concat", radius * sin, axis=0)
         zero = pairs.const(0).op("Unsqueeze", axes=(0,))

@@ -40,7 +40,7 @@ def _hrua(trip, params: list[Ex]) -> tuple[Ex, Ex]:
     k = floor(where(inside, x, 0.0))
     t = g - (log_factorial(k) + log_factorial(fewer - k) + log_factorial(m - k) + log_factorial(more - m + k))
     quick = u * (4.0 - u) - 3.0 <= t
-    slow = (u * (u - t) < 1.0) & (2.0 * log(u) <= t)
+    slow = (u * (u - t) < 1.0) & (2.0 * log(u, normal=True) <= t)
     return k, inside & (quick | slow)
 
 

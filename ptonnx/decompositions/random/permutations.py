@@ -82,7 +82,7 @@ class Candidates:
         pad = zeros(self.rows * (self.m - self.n)).op("Reshape", _concat(_vec(self.rows), _vec(self.m - self.n)))
         flat_p = flat_p.op("Concat", pad, axis=1).op("Reshape", _vec(self.rows * self.m))
         u = open_unit(self.d.bits(self.rows * self.m))
-        keys = log(-log(u)) - log(flat_p)
+        keys = log(-log(u, normal=True), normal=True) - log(flat_p)
         return keys.op("Reshape", _concat(_vec(self.rows), _vec(self.m)))
 
     def take(self, keys: Ex) -> Ex:

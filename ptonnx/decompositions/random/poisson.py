@@ -99,7 +99,7 @@ def _ptrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
     k = floor((2.0 * a / us + b) * u + lam + 0.43)
     fast = (us >= 0.07) & (v <= vr)
     kk = k.op("Max", 0.0)
-    lhs = log(v) + log_inv_alpha - log(a / (us * us) + b)
+    lhs = log(v, normal=True) + log_inv_alpha - log(a / (us * us) + b)
     # k log lam - lam - log k!, without the cancellation of terms of size lam log lam
     excess = kk + 1.0 - lam
     rhs = excess - kk * log1p(excess / lam) - 0.5 * log(kk + 1.0) - _HALF_LOG_2PI - stirling_tail(kk)

@@ -20,9 +20,9 @@ import numpy as np
 from ptonnx.decompositions.elementary.inverse_trig import arctan2
 from ptonnx.decompositions.expr import Ex, floor, sqrt, where
 
-#: 2**j for j in [-POW2_BIAS, POW2_BIAS]: scaling by 2**k is two lookups, 2**(k//2) and the rest
-POW2_BIAS = 540
-_POW2 = np.ldexp(1.0, np.arange(-POW2_BIAS, POW2_BIAS + 1)).astype(np.float64)
+#: 2**j for j in [-POW2_BIAS, 1023], every power of two a double holds (subnormals too)
+POW2_BIAS = 1074
+_POW2 = np.ldexp(1.0, np.arange(-POW2_BIAS, 1024)).astype(np.float64)
 
 #: ln 2 split as fdlibm's: LN2_HI has 21 trailing zero bits, so k LN2_HI is exact for |k| < 2**21
 LN2_HI, LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
@@ -59,14 +59,14 @@ def _horner(x: Ex, coefficients) -> Ex:
 
 
 def pow2(k: Ex) -> Ex:
-    """2**k for integer-valued float64 k in [-540, 540], from a table (exact)."""
+    """2**k for integer-valued float64 k in [-1074, 1023], from a table (exact)."""
     index = (k + float(POW2_BIAS)).cast("int64")
     return Ex(k.scope, k.scope.op("Gather", [k.scope.scalar(_POW2, "float64"), index.value], {"axis": 0}))
 
 
 def scale(x: Ex, k: Ex) -> Ex:
-    """x 2**k for integer-valued float64 k in [-1080, 1080], rounded once: x 2**(k//2) is exact
-    where x is within 2**540 of 1, the second factor rounds (overflow, subnormal results)."""
+    """x 2**k for integer-valued float64 k in [-2148, 2046], rounded once: x 2**(k//2) is exact
+    where x is within 2**500 of 1, the second factor rounds (overflow, subnormal results)."""
     half = floor(k * 0.5)
     return x * pow2(half) * pow2(k - half)
 
@@ -75,25 +75,28 @@ def _finite_positive(x: Ex) -> Ex:
     return (x > 0.0) & (x < math.inf)
 
 
-def log(x: Ex) -> Ex:
+def log(x: Ex, *, normal: bool = False) -> Ex:
     """Natural log, fdlibm's e_log.c: within 1 ulp (0.79 measured); log(0) = -inf, log(inf) =
-    inf, NaN for x < 0 and NaN, as NumPy's.
+    inf, NaN for x < 0 and NaN, as NumPy's. `normal`: the caller knows x is a positive normal
+    double (a uniform, 1 - a uniform), and the special cases are left out.
 
-    x = 2**k m with m in [sqrt(1/2), sqrt(2)): the runtime's Log only guesses k, and exact
-    compare-and-scale steps correct m into that range, so the result does not depend on the
-    runtime's Log bits (the guess is within 1 of k; two steps each way are taken)."""
-    ok = _finite_positive(x)
-    xs = where(ok, x, 1.0)
-    tiny = xs < TINY
-    xs = where(tiny, xs * 2.0**54, xs)  # subnormals: exact
+    x = 2**k m with m in [sqrt(1/2), sqrt(2)): the runtime's Log only guesses k (the nearest
+    integer to log2 x, within 1 of it for any Log within 1e-10), and one exact compare-and-scale
+    step each way corrects m into that range, so no bit of the result depends on the runtime's Log."""
+    if normal:
+        xs = x
+    else:
+        ok = _finite_positive(x)
+        xs = where(ok, x, 1.0)
+        tiny = xs < TINY
+        xs = where(tiny, xs * 2.0**54, xs)  # subnormals: exact
     k = floor(xs.op("Log") * INV_LN2 + 0.5)  # a guess, corrected exactly below
-    m = scale(xs, -k)
-    for _ in range(2):
-        high = m >= SQRT2
-        m, k = where(high, m * 0.5, m), where(high, k + 1.0, k)
-        low = m < SQRT_HALF
-        m, k = where(low, m * 2.0, m), where(low, k - 1.0, k)
-    k = where(tiny, k - 54.0, k)
+    m = xs * pow2(-k)  # exact: m is within a factor 4 of 1
+    high, low = m >= SQRT2, m < SQRT_HALF  # one of them at most
+    m = m * where(high, 0.5, where(low, 2.0, 1.0, like=m))
+    k = k + where(high, 1.0, where(low, -1.0, 0.0, like=k))
+    if not normal:
+        k = where(tiny, k - 54.0, k)
     f = m - 1.0  # exact (Sterbenz)
     s = f / (f + 2.0)
     z = s * s
@@ -101,6 +104,8 @@ def log(x: Ex) -> Ex:
     r = z * _horner(w, LG[0::2]) + w * _horner(w, LG[1::2])
     hfsq = f * f * 0.5
     result = k * LN2_HI - ((hfsq - (s * (hfsq + r) + k * LN2_LO)) - f)
+    if normal:
+        return result
     special = where(x.eq(0.0), -math.inf, where(x.eq(math.inf), math.inf, math.nan, like=x), like=x)
     return where(ok, result, special)
 
@@ -128,10 +133,13 @@ def _nonzero(v: Ex) -> Ex:
     return abs(v) > 0.0
 
 
-def log1p(x: Ex) -> Ex:
+def log1p(x: Ex, *, small: bool = False) -> Ex:
     """log(1 + x) accurate near 0: log(u) + c / u for u = 1 + x and c its exact rounding error
-    (Fast2Sum); within 2 ulps (1.32 measured); -0.0 and tiny x give x, -1 gives -inf, NaN below."""
+    (Fast2Sum); within 2 ulps (1.32 measured); -0.0 and tiny x give x, -1 gives -inf, NaN below.
+    `small`: the caller knows x is in (-1 + 2**-53, 1) (minus a uniform), special cases left out."""
     u = x + 1.0
+    if small:
+        return where(_nonzero(u - 1.0), log(u, normal=True) + (x - (u - 1.0)) / u, x)
     c = where(abs(x) < 1.0, x - (u - 1.0), 1.0 - (u - x))
     correction = where(_finite_positive(u), c / u, 0.0)
     return where(_nonzero(u - 1.0), log(u) + correction, x)

@@ -60,7 +60,7 @@ class Trip:
         zero = n.const(0)
         self.normals: list[Ex] = []
         if normals:
-            radius = sqrt(log(_slice(u, zero, pairs)) * -2.0)
+            radius = sqrt(log(_slice(u, zero, pairs), normal=True) * -2.0)
             sin, cos = sincos_pi(_slice(u, pairs, pairs * 2) * 2.0)  # the turn 2 pi u
             both = (radius * cos).op("Concat", radius * sin, axis=0)
             self.normals = [_slice(both, n * k, n * (k + 1)) for k in range(normals)]

@@ -1,8 +1,7 @@
 """The rejection samplers' random ops (`decompositions/random/gamma.py`, `vonmises.py`): hand-built IR, lowered
 and run at both onnxruntime levels, against `interpret` of the same graph (the decomposition run
-by NumPy: the same Threefry bits, so the same trips accept). Float draws agree to a relative
-1e-12 (interpret takes log and exp from NumPy's libm, onnxruntime from its own); the two
-onnxruntime levels agree bit for bit."""
+by NumPy: the same Threefry bits, so the same trips accept). The draws agree bit for bit
+(`decompositions/random/portable.py`), and so do the two onnxruntime levels."""
 
 from __future__ import annotations
 
@@ -64,11 +63,7 @@ def _run(op: str, dtype: str = "float64"):
     first, second = (got[level] for level in ORT_LEVELS)
     assert first.dtype == expected.dtype == np.dtype(dtype) and first.shape == expected.shape == (ROWS, columns)
     assert first.tobytes() == second.tobytes(), (op, "the onnxruntime levels differ")
-    np.testing.assert_array_equal(np.isnan(first), np.isnan(expected))
-    np.testing.assert_array_equal(np.isinf(first), np.isinf(expected))
-    np.testing.assert_array_equal(first == 0, expected == 0)
-    finite = np.isfinite(expected)
-    np.testing.assert_allclose(first[finite], expected[finite], rtol=1e-12, atol=0, err_msg=op)
+    assert first.tobytes() == expected.tobytes(), (op, "onnxruntime differs from interpret")
     return first
 
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, Scope, exp, floor, log, log1p, sqrt, where
+from ptonnx.decompositions.expr import Ex, Scope, floor, sqrt, where
 from ptonnx.decompositions.random import gamma as gamma_family
 from ptonnx.decompositions.random.bits import lane_bits, unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
 from ptonnx.decompositions.random.draws import Draws, at_least
 from ptonnx.decompositions.random.gamma import flat, vector
 from ptonnx.decompositions.random.poisson import invert, stirling_tail
+from ptonnx.decompositions.random.portable import exp, log, log1p
 from ptonnx.decompositions.random.rejection import _enter, sampler_key, until_accepted, zeros
 from ptonnx.ir import Builder, Graph, TensorType, Value
 
@@ -53,7 +54,7 @@ def _btrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
     # (n + 1) log((n - m + 1) / (n - k + 1)) as a log1p
     bound = (top + (n + 1.0) * log1p((kk - m) / (rest + 1.0)) + _log_ratio(kk, big_p, q)
              - stirling_tail(kk) - stirling_tail(rest))
-    slow = inside & (log(v) + log_alpha - log(a / (us * us) + b) <= bound)
+    slow = inside & (log(v, normal=True) + log_alpha - log(a / (us * us) + b) <= bound)
     return k, fast | slow
 
 

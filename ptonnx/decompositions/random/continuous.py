@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.decompositions.expr import Ex, exp, expm1, log, log1p, sqrt, where
+from ptonnx.decompositions.expr import Ex, sqrt, where
 from ptonnx.decompositions.random.draws import Draws, above, at_least
+from ptonnx.decompositions.random.portable import exp, expm1, log, log1p, power, tan_pi
 from ptonnx.decompositions.registry import decomposes
 
 #: SciPy's refusal of parameters outside a distribution's domain (NaN included)
 SCIPY_DOMAIN = "Domain error in arguments ({what}), as SciPy's {dist}.rvs raises"
-
-
-def _tan(x: Ex) -> Ex:
-    return x.op("Tan")
 
 
 def scipy_scale(d: Draws, scale: Ex, dist: str) -> tuple[Ex, str]:
@@ -68,7 +65,7 @@ def lognormal(d: Draws, mean: Ex, sigma: Ex) -> Ex:
 
 def standard_exponential(d: Draws) -> Ex:
     """-log(1 - u), u in [0, 1): in [0, 36.7]."""
-    return -log1p(-d.unit())
+    return -log1p(-d.unit(), small=True)
 
 
 @random_op("RandomExponential")
@@ -87,47 +84,47 @@ def truncexpon(d: Draws, b: Ex, loc: Ex, scale: Ex) -> Ex:
 @random_op("RandomGumbel")
 def gumbel(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """SciPy's gumbel_r ppf: loc - scale log(-log u), u in (0, 1)."""
-    return d.checked(loc - scale * log(-log(d.open_unit())), scipy_scale(d, scale, "gumbel_r"))
+    return d.checked(loc - scale * log(-log(d.open_unit(), normal=True), normal=True), scipy_scale(d, scale, "gumbel_r"))
 
 
 @random_op("RandomLogistic")
 def logistic(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """NumPy's: loc + scale log(u / (1 - u)), u in (0, 1)."""
     u = d.open_unit()
-    return d.checked(loc + scale * (log(u) - log1p(-u)), (at_least(scale, 0.0), "scale < 0"))
+    return d.checked(loc + scale * (log(u, normal=True) - log1p(-u, small=True)), (at_least(scale, 0.0), "scale < 0"))
 
 
 @random_op("RandomLaplace")
 def laplace(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """NumPy's: loc - scale log(2 - 2u) from u = 1/2 on, loc + scale log(2u) below; u in (0, 1)."""
     u = d.open_unit()
-    x = where(u >= 0.5, loc - scale * log(2.0 - 2.0 * u), loc + scale * log(2.0 * u))
+    x = where(u >= 0.5, loc - scale * log(2.0 - 2.0 * u, normal=True), loc + scale * log(2.0 * u, normal=True))
     return d.checked(x, (at_least(scale, 0.0), "scale < 0"))
 
 
 @random_op("RandomCauchy")
 def cauchy(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """The inverse CDF: loc + scale tan(pi (u - 1/2)), u in (0, 1)."""
-    return d.checked(loc + scale * _tan((d.open_unit() - 0.5) * math.pi), scipy_scale(d, scale, "cauchy"))
+    return d.checked(loc + scale * tan_pi(d.open_unit() - 0.5), scipy_scale(d, scale, "cauchy"))
 
 
 @random_op("RandomHalfCauchy")
 def halfcauchy(d: Draws, loc: Ex, scale: Ex) -> Ex:
     """The inverse CDF: loc + scale tan(pi u / 2), u in [0, 1)."""
-    return d.checked(loc + scale * _tan(d.unit() * (math.pi / 2)), scipy_scale(d, scale, "halfcauchy"))
+    return d.checked(loc + scale * tan_pi(d.unit() * 0.5), scipy_scale(d, scale, "halfcauchy"))
 
 
 @random_op("RandomWeibull")
 def weibull(d: Draws, shape: Ex) -> Ex:
     """NumPy's: E ** (1 / a) for a standard exponential E, and 0 for a = 0."""
-    x = where(shape.eq(0.0), 0.0, standard_exponential(d) ** (1.0 / shape))
+    x = where(shape.eq(0.0), 0.0, power(standard_exponential(d), 1.0 / shape))
     return d.checked(x, (at_least(shape, 0.0), "a < 0"))
 
 
 @random_op("RandomPareto")
 def pareto(d: Draws, b: Ex, scale: Ex) -> Ex:
     """SciPy's pareto ppf: scale u ** (-1 / b), u in (0, 1)."""
-    x = scale * d.open_unit() ** (-1.0 / b)
+    x = scale * power(d.open_unit(), -1.0 / b)
     return d.checked(x, (b > 0.0, SCIPY_DOMAIN.format(what="b must be > 0", dist="pareto")), scipy_scale(d, scale, "pareto"))
 
 

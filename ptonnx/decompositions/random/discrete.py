@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from ptonnx.decompositions.expr import Ex, ceil, floor, log, log1p, where
+from ptonnx.decompositions.expr import Ex, ceil, floor, where
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
 from ptonnx.decompositions.random.draws import Draws
+from ptonnx.decompositions.random.portable import log, log1p
 from ptonnx.decompositions.registry import decomposes
 
 #: the largest float64 below 2**63: the most a geometric draw gives (NumPy's clamp)
@@ -23,7 +24,7 @@ def bernoulli(d: Draws, p: Ex) -> Ex:
 @random_op("RandomGeometric")
 def geometric(d: Draws, p: Ex) -> Ex:
     """NumPy's inversion: ceil(log(u) / log1p(-p)), u in (0, 1); 1 for p = 1; at most 2**63 - 1."""
-    x = ceil(log(d.open_unit()) / log1p(-p)).op("Min", INT64_CLAMP)
+    x = ceil(log(d.open_unit(), normal=True) / log1p(-p)).op("Min", INT64_CLAMP)
     x = where(p.eq(1.0), 1.0, x)
     return d.checked(x, ((p > 0.0) & (p <= 1.0), "p <= 0, p > 1 or p contains NaNs"))
 

@@ -9,10 +9,9 @@ same exception class (`checked`), as PyTensor's perform would raise.
 
 from __future__ import annotations
 
-import math
-
-from ptonnx.decompositions.expr import Ex, cos, log, sin, sqrt
+from ptonnx.decompositions.expr import Ex, sqrt
 from ptonnx.decompositions.random.bits import count, lane_bits, open_unit, stream_key, unit
+from ptonnx.decompositions.random.portable import log, sincos_pi
 
 VALUE_ERROR = "builtins:ValueError"
 
@@ -52,9 +51,9 @@ class Draws:
         """Standard normal in the draws' shape: Box-Muller on pairs, r cos t and r sin t from
         one pair of uniforms (r = sqrt(-2 log u), u in (0, 1): |z| < 8.6)."""
         pairs = (self.n + 1).op("IntDiv", 2)
-        radius = sqrt(log(open_unit(self.bits(pairs))) * -2.0)
-        turn = unit(self.bits(pairs)) * (2 * math.pi)
-        both = (radius * cos(turn)).op("Concat", radius * sin(turn), axis=0)
+        radius = sqrt(log(open_unit(self.bits(pairs)), normal=True) * -2.0)
+        sin, cos = sincos_pi(unit(self.bits(pairs)) * 2.0)  # the turn 2 pi u
+        both = (radius * cos).op("Concat", radius * sin, axis=0)
         zero = pairs.const(0).op("Unsqueeze", axes=(0,))
         first = both.op("Slice", zero, self.n.op("Unsqueeze", axes=(0,)), zero.const(1).op("Unsqueeze", axes=(0,)), axes=(0,))
         return self.shaped(first)

@@ -18,10 +18,11 @@ import math
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, exp, log, log1p, select, sqrt, where
+from ptonnx.decompositions.expr import Ex, select, sqrt, where
 from ptonnx.decompositions.random.bits import lane_bits, open_unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op, scipy_scale
 from ptonnx.decompositions.random.draws import Draws, above, at_least
+from ptonnx.decompositions.random.portable import exp, log, log1p
 from ptonnx.decompositions.random.rejection import Trip, sampler_key, until_accepted, zeros
 
 
@@ -31,7 +32,7 @@ def _marsaglia_tsang(trip: Trip, params: list[Ex]) -> tuple[Ex, Ex]:
     w = c * x
     v = (1.0 + w) * (1.0 + w) * (1.0 + w)
     bound = x * x * 0.5 + d * (log1p(w) * 3.0 - w * (3.0 + w * (3.0 + w)))
-    return d * v, (w > -1.0) & (log(u) < bound)
+    return d * v, (w > -1.0) & (log(u, normal=True) < bound)
 
 
 def non_negative(x: Ex) -> Ex:
@@ -41,9 +42,9 @@ def non_negative(x: Ex) -> Ex:
 
 def flat(d: Draws, p: Ex) -> Ex:
     """`p` broadcast against the draws, as a vector of their n elements (by adding zeros: -0.0
-    becomes 0.0, as NumPy's `shape == 0` takes it). The samplers compute on vectors: onnxruntime's
-    float64 Exp and Log round an element by its place in a SIMD packet, so the layout its
-    optimiser picks for a broadcast (N, K) matrix would change their last bits."""
+    becomes 0.0, as NumPy's `shape == 0` takes it). The samplers compute on vectors (one Loop
+    state whatever the draws' shape; their logs and exps are `portable.py`'s, exact ops, which
+    round an element alike wherever the runtime's layout puts it)."""
     return (p + d.shaped(zeros(d.n))).op("Reshape", vector(d))
 
 
@@ -65,7 +66,7 @@ class Gamma:
         dd = shape - 1.0 / 3.0
         c = 1.0 / sqrt(dd * 9.0)
         self.g = until_accepted(key, d.n, [dd, c], _marsaglia_tsang, normals=1, uniforms=1, op=d.op)
-        self.log_u = log(open_unit(lane_bits(key, 0, d.n)))
+        self.log_u = log(open_unit(lane_bits(key, 0, d.n)), normal=True)
         self._special = ((a.isnan(), math.nan), (a.eq(math.inf), math.inf))
 
     @property

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.decompositions.expr import Ex, floor, log, sqrt, where
+from ptonnx.decompositions.expr import Ex, floor, sqrt, where
 from ptonnx.decompositions.random.bits import lane_bits, unit
 from ptonnx.decompositions.random.draws import Draws
 from ptonnx.decompositions.random.continuous import random_op
 from ptonnx.decompositions.random.gamma import flat
 from ptonnx.decompositions.random.poisson import log_factorial
+from ptonnx.decompositions.random.portable import log
 from ptonnx.decompositions.random.rejection import sampler_key, until_accepted
 
 #: NumPy's HRUA constants: 2 sqrt(2 / e) and 3 - 2 sqrt(3 / e)
@@ -39,7 +40,7 @@ def _hrua(trip, params: list[Ex]) -> tuple[Ex, Ex]:
     k = floor(where(inside, x, 0.0))
     t = g - (log_factorial(k) + log_factorial(fewer - k) + log_factorial(m - k) + log_factorial(more - m + k))
     quick = u * (4.0 - u) - 3.0 <= t
-    slow = (u * (u - t) < 1.0) & (2.0 * log(u) <= t)
+    slow = (u * (u - t) < 1.0) & (2.0 * log(u, normal=True) <= t)
     return k, inside & (quick | slow)
 
 

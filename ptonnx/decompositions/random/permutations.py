@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, log, where
+from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.random.bits import count, open_unit, unit
 from ptonnx.decompositions.random.draws import Draws
+from ptonnx.decompositions.random.portable import log
 from ptonnx.decompositions.random.rejection import zeros
 from ptonnx.decompositions.registry import decomposes
 
@@ -81,7 +82,7 @@ class Candidates:
         pad = zeros(self.rows * (self.m - self.n)).op("Reshape", _concat(_vec(self.rows), _vec(self.m - self.n)))
         flat_p = flat_p.op("Concat", pad, axis=1).op("Reshape", _vec(self.rows * self.m))
         u = open_unit(self.d.bits(self.rows * self.m))
-        keys = log(-log(u)) - log(flat_p)
+        keys = log(-log(u, normal=True), normal=True) - log(flat_p)
         return keys.op("Reshape", _concat(_vec(self.rows), _vec(self.m)))
 
     def take(self, keys: Ex) -> Ex:

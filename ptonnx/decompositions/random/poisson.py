@@ -26,12 +26,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, exp, floor, log, log1p, sqrt, where
+from ptonnx.decompositions.expr import Ex, floor, sqrt, where
 from ptonnx.decompositions.loop import iterate
 from ptonnx.decompositions.random.bits import lane_bits, unit
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
 from ptonnx.decompositions.random.draws import Draws
 from ptonnx.decompositions.random.gamma import Gamma, flat
+from ptonnx.decompositions.random.portable import exp, log, log1p
 from ptonnx.decompositions.random.rejection import sampler_key, until_accepted
 
 #: NumPy's POISSON_LAM_MAX: int64's maximum less 10 of its square roots
@@ -98,7 +99,7 @@ def _ptrs(trip, params: list[Ex]) -> tuple[Ex, Ex]:
     k = floor((2.0 * a / us + b) * u + lam + 0.43)
     fast = (us >= 0.07) & (v <= vr)
     kk = k.op("Max", 0.0)
-    lhs = log(v) + log_inv_alpha - log(a / (us * us) + b)
+    lhs = log(v, normal=True) + log_inv_alpha - log(a / (us * us) + b)
     # k log lam - lam - log k!, without the cancellation of terms of size lam log lam
     excess = kk + 1.0 - lam
     rhs = excess - kk * log1p(excess / lam) - 0.5 * log(kk + 1.0) - _HALF_LOG_2PI - stirling_tail(kk)

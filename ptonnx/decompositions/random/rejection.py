@@ -18,13 +18,13 @@ what it draws outside the loop, lane t for trip t = 1 .. MAX_TRIPS. The counter
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ptonnx.decompositions.expr import Ex, Scope, cos, log, sin, sqrt, where
+from ptonnx.decompositions.expr import Ex, Scope, sqrt, where
 from ptonnx.decompositions.random.bits import derive, lane_bits, open_unit
+from ptonnx.decompositions.random.portable import log, sincos_pi
 from ptonnx.ir import Builder, Graph, TensorType, Value
 from ptonnx.ir.dims import contents
 
@@ -60,9 +60,9 @@ class Trip:
         zero = n.const(0)
         self.normals: list[Ex] = []
         if normals:
-            radius = sqrt(log(_slice(u, zero, pairs)) * -2.0)
-            turn = _slice(u, pairs, pairs * 2) * (2 * math.pi)
-            both = (radius * cos(turn)).op("Concat", radius * sin(turn), axis=0)
+            radius = sqrt(log(_slice(u, zero, pairs), normal=True) * -2.0)
+            sin, cos = sincos_pi(_slice(u, pairs, pairs * 2) * 2.0)  # the turn 2 pi u
+            both = (radius * cos).op("Concat", radius * sin, axis=0)
             self.normals = [_slice(both, n * k, n * (k + 1)) for k in range(normals)]
         self.uniforms = [_slice(u, pairs * 2 + n * k, pairs * 2 + n * (k + 1)) for k in range(uniforms)]
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.decompositions.expr import Ex, cos, fmod, log, select, sqrt, where
+from ptonnx.decompositions.expr import Ex, fmod, select, sqrt, where
 from ptonnx.decompositions.random.continuous import random_op
 from ptonnx.decompositions.random.draws import Draws
 from ptonnx.decompositions.random.gamma import flat, non_negative, vector
+from ptonnx.decompositions.random.portable import acos, log, sincos_pi
 from ptonnx.decompositions.random.rejection import Trip, sampler_key, until_accepted
 
 #: below this kappa, draws are uniform; above HUGE a wrapped normal (NumPy's thresholds)
@@ -27,7 +28,7 @@ TINY, SMALL, HUGE = 1e-8, 1e-5, 1e6
 def _best_fisher(trip: Trip, params: list[Ex]) -> tuple[Ex, Ex]:
     kappa, s = params
     u, v = trip.uniforms
-    z = cos(u * math.pi)
+    _, z = sincos_pi(u)  # cos(pi u)
     w = (1.0 + s * z) / (s + z)
     y = kappa * (s - w)
     accept = ((y * (2.0 - y) - v) >= 0.0) | ((log(y / v) + 1.0 - y) >= 0.0)
@@ -45,7 +46,7 @@ def vonmises(d: Draws, mu: Ex, kappa: Ex) -> Ex:
     s = where(k_ < SMALL, 1.0 / k_ + k_, (1.0 + rho * rho) / (2.0 * rho))
     w = until_accepted(sampler_key(d.key, 0), d.n, [k_, s], _best_fisher,
                        normals=0, uniforms=2, op=d.op)
-    angle = w.op("Min", 1.0).op("Max", -1.0).op("ArcCos")
+    angle = acos(where(w > 1.0, 1.0, where(w < -1.0, -1.0, w)))
     u = d.unit().op("Reshape", vector(d))
     x = where(u < 0.5, -angle, angle) + m
     folded = fmod(abs(x) + math.pi, 2 * math.pi) - math.pi

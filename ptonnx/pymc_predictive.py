@@ -78,7 +78,7 @@ def predictive_graph(model, var_names: Sequence[str] | None = None, *, kind: str
         symbolic = {v: v.type(name=v.name) for v in containers}
         outputs = clone_replace(outputs, symbolic)
         data_inputs = list(symbolic.values())
-    outputs = _constant_sizes(_inlined(outputs))
+    outputs = _merged(_constant_sizes(_inlined(outputs)))
     vectorised = _vectorised(outputs, batched, count)
     if vectorised is not None:
         outputs = clone_replace(vectorised, {g: key for g in _generators(vectorised) if g is not key})
@@ -149,6 +149,7 @@ def _inlined(outputs):
     random variables are left to vectorise. One pass in topological order: each node is rebuilt
     once on its inputs' replacements, an inner graph walked once where it is inlined."""
     from pytensor.compile.builders import OpFromGraph
+    from pytensor.graph.basic import clone_get_equiv
     from pytensor.graph.traversal import io_toposort
 
     new: dict = {}
@@ -157,7 +158,11 @@ def _inlined(outputs):
         for node in io_toposort(roots, outs):
             inputs = [new.get(v, v) for v in node.inputs]
             if isinstance(node.op, OpFromGraph):
-                inner = clone_replace(node.op.inner_outputs, dict(zip(node.op.inner_inputs, inputs, strict=True)))
+                # the inner graph cloned onto the outer inputs (clone_replace would clone their graphs too:
+                # copies of the model's random nodes, each drawing anew)
+                memo = dict(zip(node.op.inner_inputs, inputs, strict=True))
+                equiv = clone_get_equiv(node.op.inner_inputs, node.op.inner_outputs, copy_inputs=False, memo=memo)
+                inner = [equiv[v] for v in node.op.inner_outputs]
                 rebuild(inputs, inner)  # an inner graph may hold OpFromGraphs too
                 replaced = [new.get(v, v) for v in inner]
             elif any(a is not b for a, b in zip(inputs, node.inputs, strict=True)):
@@ -168,6 +173,21 @@ def _inlined(outputs):
 
     rebuild([], outputs)
     return [new.get(o, o) for o in outputs]
+
+
+def _merged(outputs):
+    """`outputs` with equal nodes merged (PyTensor's MergeOptimizer, on a copy: the model's graph is
+    not touched), before the generators become one key: equal random nodes on one generator draw
+    alike in PyTensor (one generator state; its compiled functions merge them), where ptonnx
+    would give each node a stream of its own."""
+    from pytensor.graph.basic import clone_get_equiv
+    from pytensor.graph.fg import FunctionGraph
+    from pytensor.graph.rewriting.basic import MergeOptimizer
+
+    equiv = clone_get_equiv([], outputs, copy_inputs=False, copy_orphans=False)  # new nodes, the same roots
+    fgraph = FunctionGraph(outputs=[equiv[o] for o in outputs], clone=False)
+    MergeOptimizer().rewrite(fgraph)
+    return list(fgraph.outputs)
 
 
 def _constant_sizes(outputs):

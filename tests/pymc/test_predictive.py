@@ -148,3 +148,13 @@ def test_data_as_inputs_draw_for_new_data():
 
 def test_a_model_of_data_scale_compiles():
     assert pp.compile_predictive(data_scale(), kind="prior").output_names
+
+
+def test_copies_of_a_random_node_draw_alike():
+    """Inlining LKJCholeskyCov copies its sd_dist's draw: PyTensor draws the copies alike (one
+    generator; its compiled function merges them), so the factor's standard deviations are the
+    sd_dist's Exponential(1) draws, each column, not a mix of independent copies."""
+    cm = pp.compile_predictive(MODELS["lkj_mvnormal"](), ["chol_stds"], kind="prior")
+    (stds,) = cm(np.int64(20_000), key(3))
+    for column in stds.T:
+        assert st.kstest(column, "expon").pvalue > P_MIN

@@ -78,11 +78,11 @@ def predictive_graph(model, var_names: Sequence[str] | None = None, *, kind: str
         symbolic = {v: v.type(name=v.name) for v in containers}
         outputs = clone_replace(outputs, symbolic)
         data_inputs = list(symbolic.values())
-    outputs = _constant_sizes(_inlined(outputs))
-    try:
-        outputs = _vectorised(outputs, batched, count)
-        outputs = clone_replace(outputs, {g: key for g in _generators(outputs) if g is not key})
-    except (NotImplementedError, ValueError):  # a Scan drawing inside (a random walk), a mixture's indexing
+    outputs = _merged(_constant_sizes(_inlined(outputs)))
+    vectorised = _vectorised(outputs, batched, count)
+    if vectorised is not None:
+        outputs = clone_replace(vectorised, {g: key for g in _generators(vectorised) if g is not key})
+    else:
         outputs = _scanned(outputs, batched, count, key)
     inputs += [v for v in data_inputs if v in ancestors(outputs)]
     for name, out in zip(names, outputs, strict=True):
@@ -96,12 +96,18 @@ def _generators(outputs) -> list:
 
 def _vectorised(outputs, batched: dict, count):
     """`outputs` with a leading draws axis by PyTensor's `vectorize_graph` (the fast form: every
-    random node draws all rows at once): over the batched free variables, or `count` prior draws."""
+    random node draws all rows at once): over the batched free variables, or `count` prior draws.
+    None where PyTensor cannot batch a node: NotImplementedError for an op with no batched form
+    (a Scan drawing inside: a random walk), ValueError for a node rebuilt on batched inputs it
+    refuses (a size fixed against batched parameters, a mixture's indexing)."""
     rank = [pt.as_tensor(o).type.ndim for o in outputs]
     if count is not None:
         outputs, batched = _rooted(outputs, count)
     rows = count if count is not None else next(iter(batched.values())).shape[0] if batched else None
-    result = [pt.as_tensor(o) for o in vectorize_graph(outputs, batched)]
+    try:
+        result = [pt.as_tensor(o) for o in vectorize_graph(outputs, batched)]
+    except (NotImplementedError, ValueError):
+        return None
     # an output no row changes (a constant Deterministic) is the same in every row
     return [o if o.type.ndim > r or rows is None else pt.broadcast_to(o, (rows, *o.shape)) for o, r in zip(result, rank, strict=True)]
 
@@ -140,15 +146,48 @@ def _default_names(model, kind: str) -> list[str]:
 def _inlined(outputs):
     """`outputs` with every OpFromGraph (PyMC's symbolic random variables: HalfCauchy, mixtures,
     censored, random walks, CustomDist) replaced by its inner graph, so only PyTensor's basic
-    random variables are left to vectorise."""
+    random variables are left to vectorise. One pass in topological order: each node is rebuilt
+    once on its inputs' replacements, an inner graph walked once where it is inlined."""
     from pytensor.compile.builders import OpFromGraph
+    from pytensor.graph.basic import clone_get_equiv
+    from pytensor.graph.traversal import io_toposort
 
-    while True:
-        node = next((v.owner for v in ancestors(outputs) if v.owner is not None and isinstance(v.owner.op, OpFromGraph)), None)
-        if node is None:
-            return list(outputs)
-        inner = clone_replace(node.op.inner_outputs, dict(zip(node.op.inner_inputs, node.inputs, strict=True)))
-        outputs = clone_replace(outputs, dict(zip(node.outputs, inner, strict=True)))
+    new: dict = {}
+
+    def rebuild(roots, outs) -> None:
+        for node in io_toposort(roots, outs):
+            inputs = [new.get(v, v) for v in node.inputs]
+            if isinstance(node.op, OpFromGraph):
+                # the inner graph cloned onto the outer inputs (clone_replace would clone their graphs too:
+                # copies of the model's random nodes, each drawing anew)
+                memo = dict(zip(node.op.inner_inputs, inputs, strict=True))
+                equiv = clone_get_equiv(node.op.inner_inputs, node.op.inner_outputs, copy_inputs=False, memo=memo)
+                inner = [equiv[v] for v in node.op.inner_outputs]
+                rebuild(inputs, inner)  # an inner graph may hold OpFromGraphs too
+                replaced = [new.get(v, v) for v in inner]
+            elif any(a is not b for a, b in zip(inputs, node.inputs, strict=True)):
+                replaced = node.clone_with_new_inputs(inputs).outputs
+            else:
+                continue
+            new.update(zip(node.outputs, replaced, strict=True))
+
+    rebuild([], outputs)
+    return [new.get(o, o) for o in outputs]
+
+
+def _merged(outputs):
+    """`outputs` with equal nodes merged (PyTensor's MergeOptimizer, on a copy: the model's graph is
+    not touched), before the generators become one key: equal random nodes on one generator draw
+    alike in PyTensor (one generator state; its compiled functions merge them), where ptonnx
+    would give each node a stream of its own."""
+    from pytensor.graph.basic import clone_get_equiv
+    from pytensor.graph.fg import FunctionGraph
+    from pytensor.graph.rewriting.basic import MergeOptimizer
+
+    equiv = clone_get_equiv([], outputs, copy_inputs=False, copy_orphans=False)  # new nodes, the same roots
+    fgraph = FunctionGraph(outputs=[equiv[o] for o in outputs], clone=False)
+    MergeOptimizer().rewrite(fgraph)
+    return list(fgraph.outputs)
 
 
 def _constant_sizes(outputs):

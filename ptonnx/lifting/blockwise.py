@@ -15,7 +15,7 @@ from pytensor.graph.basic import Constant
 from pytensor.tensor import constant
 
 from ptonnx.ir import TensorType, Value
-from ptonnx.lifting.context import LiftContext
+from ptonnx.lifting.context import LiftContext, known
 from ptonnx.lifting.dispatch import lifter_for
 from ptonnx.lifting.lift import lift_applies
 
@@ -51,12 +51,15 @@ RUNTIME_BROADCAST = ("Runtime broadcasting not allowed. At least one input has a
                      "on the relevant input.")
 
 
-def _unbatched_constant(var, core_ndim: int):
-    """`var`'s core value, as a constant, when it is a constant whose batch dims are all 1."""
-    if not isinstance(var, Constant) or any(d != 1 for d in var.data.shape[: var.type.ndim - core_ndim]):
+def _unbatched_constant(ctx, var, core_ndim: int):
+    """`var`'s core value, as a constant, when it is a constant whose batch dims are all 1 (a
+    PyTensor constant, or one lifting computed from constants: a vectorised Join's axis is
+    ExpandDims of a literal)."""
+    data = var.data if isinstance(var, Constant) else known(ctx.value(var))
+    if data is None or any(d != 1 for d in data.shape[: var.type.ndim - core_ndim]):
         return None
-    core = var.data.reshape(var.data.shape[var.type.ndim - core_ndim:])
-    return var if core.ndim == var.data.ndim else constant(core, dtype=var.dtype)
+    core = data.reshape(data.shape[var.type.ndim - core_ndim:])
+    return var if isinstance(var, Constant) and core.ndim == data.ndim else constant(core, dtype=var.dtype)
 
 
 def lift_batched(ctx: LiftContext, node) -> list[Value]:
@@ -64,10 +67,13 @@ def lift_batched(ctx: LiftContext, node) -> list[Value]:
     core_node = op._create_dummy_core_node(node.inputs)
     # a constant without batch dims (Split's axis) is the same in every trip: the core op gets
     # the constant itself, which its lifting may need as an attribute
-    constants = [_unbatched_constant(inp, len(sig)) for inp, sig in zip(node.inputs, op.inputs_sig, strict=True)]
+    constants = [_unbatched_constant(ctx, inp, len(sig)) for inp, sig in zip(node.inputs, op.inputs_sig, strict=True)]
     core_inputs = [dummy if c is None else c for c, dummy in zip(constants, core_node.inputs, strict=True)]
     if any(c is not None for c in constants):
         core_node = op.core_op.make_node(*core_inputs)
+    for dummy, var in zip(core_node.inputs, node.inputs, strict=True):  # a refusal in the core op names the input
+        if not isinstance(dummy, Constant) and dummy.name is None:
+            dummy.name = var.name or str(var)
     lifter_for(op.core_op, core_node.outputs[0])  # refuses, by name, a core op ptonnx cannot lift
     core_ndims = [len(sig) for sig in op.inputs_sig]
     batch_ndim = node.outputs[0].type.ndim - len(op.outputs_sig[0])

@@ -32,6 +32,39 @@ def ir_type(var) -> TensorType:
         raise LiftingError(f"variable {var} has type {t}: {exc}") from None
 
 
+def known(value: Value, nodes: int = 32, size: int = 64) -> np.ndarray | None:
+    """`value`'s contents if lifting computed it from constants alone, through at most `nodes` small
+    nodes (an axis given as ExpandDims or Casts of a literal, as a vectorised graph gives a Join's):
+    evaluated by the IR's NumPy semantics, as constant folding will, so a lifter that needs an
+    attribute sees it before the passes run. None if it reads an input or is not small."""
+    from ptonnx.ir import evaluate, get_schema
+
+    memo: dict = {}
+
+    def of(v: Value):
+        nonlocal nodes
+        if v.const is not None:
+            return v.const
+        node = v.producer
+        if node is None or not all(isinstance(d, int) for d in v.shape) or np.prod(v.shape) > size:
+            return None
+        if node not in memo:
+            nodes -= 1
+            memo[node] = None
+            foldable = nodes >= 0 and node.inputs and not get_schema(node.op).has("no_fold") and not any(
+                isinstance(a, Graph) for a in node.attrs.values())
+            args = [of(a) for a in node.inputs] if foldable else [None]
+            if all(a is not None for a in args):
+                try:
+                    memo[node] = evaluate(node.op, args, node.attrs)
+                except Exception:  # noqa: BLE001 - e.g. a Check that fails: left to run time
+                    pass
+        results = memo[node]
+        return None if results is None else np.asarray(results[v.index]).astype(v.dtype, copy=False)
+
+    return of(value)
+
+
 #: the IR type of a random generator: a key of two uint32 words
 KEY_TYPE = TensorType("uint32", (2,))
 

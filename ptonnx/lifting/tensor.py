@@ -1,8 +1,8 @@
 """Tensor ops: Join -> Concat, Split, MakeVector, Reshape, Softmax.
 
 Axes, split sizes and target shapes must be constants: they become IR
-attributes. They are read from the IR value when it is already a constant,
-else folded on the PyTensor side (`get_underlying_scalar_constant_value`
+attributes. They are read from the IR value when lifting computed it from
+constants (`context.known`), else folded on the PyTensor side (`get_underlying_scalar_constant_value`
 sees through casts and static shapes); a truly dynamic one is a
 `LiftingError` that says what to make constant.
 """
@@ -21,14 +21,15 @@ from ptonnx.errors import LiftingError
 from ptonnx.ir import Value
 from ptonnx.ir.dims import contents
 from ptonnx.lifting.checks import check
+from ptonnx.lifting.context import known
 from ptonnx.lifting.dispatch import lifts
 
 
 def constant_array(ctx, var) -> np.ndarray | None:
     """The value of a 0-d or 1-d PyTensor variable known at compile time, or None."""
     value = ctx.values.get(var)
-    if value is not None and value.const is not None:
-        return np.asarray(value.const)
+    if value is not None and (folded := known(value)) is not None:
+        return np.asarray(folded)
     if isinstance(var, Constant):
         return np.asarray(var.data)
     try:

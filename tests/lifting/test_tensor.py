@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytensor.tensor as pt
 import pytest
-from pytensor.tensor.basic import Split
+from pytensor.graph.replace import vectorize_graph
+from pytensor.tensor.basic import Join, Split
+from pytensor.tensor.blockwise import Blockwise
 
 import ptonnx
 from ptonnx import ir
@@ -42,6 +44,27 @@ def test_join_along_a_computed_axis_is_refused():
     y = pt.join(ax, a, b)
     with pytest.raises(LiftingError, match=r"Join producing .*the join axis \(ax\) is not a compile-time constant"):
         lifted([a, b, ax], [y])
+
+
+def test_join_along_an_axis_computed_from_constants():
+    """An axis given as a variable computed from literals lifts as its value: a vectorised Join's
+    axis is ExpandDims of one (Blockwise{Join}, as PyMC's Mixture draws), or casts and reductions
+    of constants PyTensor's constant finder does not see through."""
+    v, xb, a, b = pt.dvector("v"), pt.dmatrix("xb"), pt.dmatrix("a"), pt.dmatrix("b")
+    batched = vectorize_graph(pt.join(0, v, pt.ones(2)), {v: xb})
+    assert isinstance(batched.owner.op, Blockwise) and batched.owner.inputs[0].owner is not None
+    through_cast = pt.join(pt.cast(pt.sqrt(pt.constant(1.0)), "int8"), a, b)
+    through_max = pt.join(pt.max(pt.constant(np.array([0, 1], "int8"))), a, b)
+    outs = [batched, through_cast, through_max]
+    check_like_pytensor([xb, a, b], outs, [M, M, M[:, :1]], more_values=[[np.zeros((0, 3)), M, M]])
+    assert ops(lifted([xb, a, b], outs[1:])).count("Concat") == 2  # the axis an attribute: no Loop, no refusal
+
+
+def test_a_batched_join_along_a_run_time_axis_is_refused_by_name():
+    axes, a, b = pt.tensor("axes", dtype="int8", shape=(None,)), pt.dtensor3("a"), pt.dtensor3("b")
+    y = Blockwise(Join(), signature="(),(i10,i11),(i20,i21)->(o00,o01)")(axes, a, b)
+    with pytest.raises(LiftingError, match=r"Join producing .*the join axis \(axes\) is not a compile-time constant"):
+        lifted([axes, a, b], [y])
 
 
 def test_split_of_computed_sizes():

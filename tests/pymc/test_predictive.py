@@ -62,27 +62,6 @@ def _same_distribution(ours: np.ndarray, theirs: np.ndarray, what: str) -> None:
             assert st.cramervonmises_2samp(a[finite], b[finite]).pvalue > P_MIN, label
 
 
-from ptonnx.errors import LiftingError  # noqa: E402
-
-#: what ptonnx refuses of these models, and why (issue 35's closing note); strict: a fix shows
-REFUSED = {
-    "zero_inflated": pytest.mark.xfail(raises=LiftingError, strict=True, reason=(
-        "the Mixture's forward graph joins its components along an axis PyTensor gives as a Scalar(int8) "
-        "variable, which lifting needs constant (LiftingError); to fix in lifting")),
-}
-PRIOR_REFUSED = {
-    **REFUSED,
-    "ordered_logistic": pytest.mark.xfail(raises=ValueError, strict=True, reason=(
-        "PyMC's prior draws of ordered cutpoints are unsorted (forward sampling ignores the ordered transform), "
-        "so the categorical's p has negative entries: PyTensor's draw is then NumPy's binary search over unsorted "
-        "running sums, and ptonnx refuses (ValueError) rather than draw something else")),
-}
-
-
-def _models(refused: dict) -> list:
-    return [pytest.param(name, marks=refused[name]) if name in refused else name for name in sorted(MODELS)]
-
-
 def _posterior(model):
     """ROWS points of the model in its constrained space, as a posterior holds them: the initial
     point moved by normal noise in the unconstrained space, mapped back by PyMC (prior draws
@@ -105,7 +84,7 @@ def _posterior(model):
     return az.InferenceData(**groups)
 
 
-@pytest.mark.parametrize("name", _models(REFUSED))
+@pytest.mark.parametrize("name", sorted(MODELS))
 def test_posterior_predictive_draws_as_pymc(name):
     model = MODELS[name]()
     posterior = _posterior(model)
@@ -126,7 +105,7 @@ def test_posterior_predictive_draws_as_pymc(name):
         _same_distribution(got, expected.reshape(-1, *expected.shape[2:]), name_)
 
 
-@pytest.mark.parametrize("name", _models(PRIOR_REFUSED))
+@pytest.mark.parametrize("name", sorted(MODELS))
 def test_prior_predictive_draws_as_pymc(name):
     model = MODELS[name]()
     cm = pp.compile_predictive(model, kind="prior")
@@ -169,3 +148,13 @@ def test_data_as_inputs_draw_for_new_data():
 
 def test_a_model_of_data_scale_compiles():
     assert pp.compile_predictive(data_scale(), kind="prior").output_names
+
+
+def test_copies_of_a_random_node_draw_alike():
+    """Inlining LKJCholeskyCov copies its sd_dist's draw: PyTensor draws the copies alike (one
+    generator; its compiled function merges them), so the factor's standard deviations are the
+    sd_dist's Exponential(1) draws, each column, not a mix of independent copies."""
+    cm = pp.compile_predictive(MODELS["lkj_mvnormal"](), ["chol_stds"], kind="prior")
+    (stds,) = cm(np.int64(20_000), key(3))
+    for column in stds.T:
+        assert st.kstest(column, "expon").pvalue > P_MIN

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
 from ptonnx.decompositions.expr import Ex, ceil, floor, where
+from ptonnx.decompositions.linalg.common import counted_loop
 from ptonnx.decompositions.random.continuous import SCIPY_DOMAIN, random_op
 from ptonnx.decompositions.random.draws import Draws
 from ptonnx.decompositions.random.portable import log, log1p
@@ -45,13 +48,32 @@ def integers(node, inputs):
 
 @decomposes("RandomCategorical", as_given=True)
 def categorical(node, inputs):
-    """PyTensor's: the number of running sums of p (its last axis) below u, u in [0, 1)
-    (NumPy's searchsorted; p is not normalised, as PyTensor does not normalise it)."""
+    """PyTensor's draw, NumPy's searchsorted(cumsum(p), u) (side left) over p's last axis, u in
+    [0, 1): NumPy's binary search, lo = mid + 1 where sums[mid] < u else hi = mid, mid = lo +
+    (hi - lo) // 2, for bit_length(n) steps. PyTensor neither normalises nor checks p, and the
+    search answers for any sums (unsorted, from negative p; NaN compares as not below u), so
+    every p draws as in PyTensor. Each row searches its own slice of the flattened sums."""
     d = Draws(node, inputs)
     (p,) = d.params
-    rank = d.shape.value.type.shape[0]  # the draws' rank; p's last axis is the next one
-    below = p.op("CumSum", axis=p.value.type.ndim - 1) < d.unit().op("Unsqueeze", axes=(rank,))
-    x = below.cast("int64").op("ReduceSum", axes=(rank,))
-    # NumPy's binary search over running sums that fall somewhere decides PyTensor's draw: refused
-    return d.checked(x, ((p >= 0.0), "p has a negative or NaN probability (PyTensor's draw is then NumPy's binary "
-                                      "search over running sums that are not sorted; ptonnx refuses)"))
+    last = p.value.type.ndim - 1
+    u = d.unit()
+    sizes = p.op("Shape", start=last, end=last + 1)
+    sums = p.op("CumSum", axis=last).op("Expand", d.shape.op("Concat", sizes, axis=0)).op("Reshape", sizes.const([-1]))
+    n = sizes.op("Squeeze", axes=(0,))
+    start = (n.const(0).op("Range", d.n, n.const(1)) * n).op("Reshape", d.shape)  # each row's offset in sums
+    top = d.n * n - 1
+    static = p.value.type.shape[last]
+    if isinstance(static, int):
+        steps = n.const(static.bit_length())
+    else:  # at least bit_length(n) steps (one more is a no-op: lo = hi stays); none for n = 0
+        steps = floor(log(n.op("Max", n.const(1)).cast("float64")) / math.log(2)).cast("int64") + 2
+        steps = where(n > 0, steps, 0)
+
+    def step(trip, carried, invariants):
+        (lo, hi), (sums_, u_, top_) = carried, invariants
+        mid = lo + (hi - lo).op("IntDiv", 2)
+        right = (lo < hi) & (sums_.op("Gather", mid.op("Min", top_), axis=0) < u_)
+        return [where(right, mid + 1, lo), where(right, hi, mid)], []
+
+    (lo, _), _ = counted_loop(steps, [start, start + n], [sums, u, top], step)
+    return lo - start

@@ -80,12 +80,12 @@ def random_error(rng, users=()) -> RandomVariableError:
     example = draws[0] if draws else None
     shape = f"shape={tuple(example.type.shape)}, dtype={example.type.dtype!r}" if example is not None else "shape=..., dtype=..."
     return RandomVariableError(
-        f"ptonnx cannot compile random draws: the graph uses the random generator {rng} ({rng.type}).{drawn}\n"
-        "An ONNX model has no equivalent of PyTensor's NumPy generators. Draw the numbers outside the model and "
-        "give them as an input: replace each draw by a new input variable, e.g.\n"
+        f"ptonnx draws PyTensor's RandomVariables (docs/random.md), but the graph passes the random generator {rng} "
+        f"({rng.type}) to another op:{drawn}\n"
+        "Rewrite it with RandomVariables (a PyMC SymbolicRandomVariable: ptonnx.pymc_predictive inlines them), or draw "
+        "those numbers outside the model and give them as an input: replace each draw by a new input variable, e.g.\n"
         f"  noise = pt.tensor('noise', {shape})\n"
         "  outputs = pytensor.graph.replace.graph_replace(outputs, {draw: noise})\n"
-        "compile that graph with `noise` among the inputs, and feed it e.g. np.random.default_rng().normal(...)."
     )
 
 

@@ -58,3 +58,30 @@ def test_a_random_op_ptonnx_does_not_draw_is_refused_naming_those_it_does():
     draw = SquareRV()(1.0, rng=rng)
     with pytest.raises(UnsupportedOpError, match=r"does not draw square yet; it draws .*normal"):
         lift(function_graph([], [draw]))
+
+
+def test_another_op_that_uses_a_generator_is_refused_naming_it():
+    """An op that takes a generator but is not a RandomVariable (a hand-written shuffle): ptonnx
+    cannot know what it draws, so it refuses, naming the generator and the draw."""
+    from pytensor.graph.basic import Apply
+    from pytensor.tensor.random.op import RNGConsumerOp
+
+    from ptonnx.errors import RandomVariableError
+
+    class Shuffle(RNGConsumerOp):
+        def make_node(self, rng, x):
+            x = pt.as_tensor_variable(x)
+            return Apply(self, [rng, x], [rng.type(), x.type()])
+
+        def update(self, node):
+            return {node.inputs[0]: node.outputs[0]}
+
+        def perform(self, node, inputs, outputs):
+            rng, x = inputs
+            outputs[0][0], outputs[1][0] = rng, rng.permutation(x)
+
+    rng = pytensor.shared(np.random.default_rng(0), name="rng")
+    x = pt.dvector("x")
+    shuffled = Shuffle()(rng, x)[1]
+    with pytest.raises(RandomVariableError, match=r"(?s)random generator rng .*is drawn by .*Shuffle.*noise"):
+        ptonnx.compile_function([x], [shuffled])

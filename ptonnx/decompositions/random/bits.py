@@ -25,12 +25,15 @@ MASK32 = 0xFFFFFFFF
 
 
 def _rotate_left(x: Ex, r: int) -> Ex:
-    return x.op("ShiftLeft", r) | x.op("ShiftRight", 32 - r)
+    """x rotated left by r: x * 2**r (wrapping) + x >> (32 - r). The two parts share no bit, so
+    Add is their Or; Mul and Add are onnxruntime's vectorised uint32 kernels, ShiftLeft and Or
+    are not (a third of the time each, measured by `benchmarks/random.py --generator`)."""
+    return x * (1 << r) + x.op("ShiftRight", 32 - r)
 
 
 def threefry(k0: Ex, k1: Ex, x0: Ex, x1: Ex) -> tuple[Ex, Ex]:
-    """Threefry-2x32-20, as `ptonnx.ir.ops.bits.threefry2x32`: 5 nodes a round (Add,
-    two shifts, Or, Xor), the key schedule on the key's (usually scalar) words."""
+    """Threefry-2x32-20, as `ptonnx.ir.ops.bits.threefry2x32`: 5 nodes a round (Add, the
+    rotation's Mul, ShiftRight and Add, Xor), the key schedule on the key's (usually scalar) words."""
     keys = (k0, k1, k0.op("Xor", k1).op("Xor", PARITY))
     x0, x1 = x0 + keys[0], x1 + keys[1]
     for group in range(ROUNDS // 4):
@@ -77,13 +80,19 @@ def count(shape: Ex) -> Ex:
 
 
 def counters(n: Ex, lane: int | Ex) -> tuple[Ex, Ex]:
-    """The counters (lane << 24 | i >> 32, i & 0xFFFFFFFF) of i = 0 .. n - 1, as uint32 vectors
-    (the first a scalar where n is known to stay below 2**32)."""
-    index = n.const(0).op("Range", n, n.const(1))
+    """The counters of i = 0 .. n - 1 (`counters_at`), as uint32 vectors (the first a scalar
+    where n is known to stay below 2**32)."""
+    known = contents(n.value)
+    return counters_at(n.const(0).op("Range", n, n.const(1)), lane, isinstance(known, int) and known <= MASK32)
+
+
+def counters_at(index: Ex, lane: int | Ex, small: bool = False) -> tuple[Ex, Ex]:
+    """The counters (lane << 24 | i >> 32, i & 0xFFFFFFFF) of the elements i of `index` (an int64
+    vector): the bits element i draws whichever others are drawn with it. `small`: every i is
+    known to stay below 2**32 (the first word is then a scalar)."""
     low = index.op("And", MASK32).cast("uint32")
     top = low.const(lane).op("ShiftLeft", 24)
-    known = contents(n.value)
-    if isinstance(known, int) and known <= MASK32:
+    if small:
         return top, low
     return index.cast("uint64").op("ShiftRight", 32).cast("uint32") | top, low
 
@@ -117,4 +126,4 @@ def next_key(node, inputs):
     return as_key(*derive(words(inputs[0]), node.attrs["stream"], NEXT))
 
 
-__all__ = ["as_key", "count", "counters", "derive", "lane_bits", "open_unit", "stream_key", "threefry", "unit", "words"]
+__all__ = ["as_key", "count", "counters", "counters_at", "derive", "lane_bits", "open_unit", "stream_key", "threefry", "unit", "words"]

@@ -1,10 +1,13 @@
 """Rejection samplers as IR `Loop`s: every element redraws until it is accepted.
 
 `until_accepted` builds one `Loop` whose state is the accepted values and a mask of the
-elements accepted so far. Each trip draws fresh standard variates for every element
-(`Trip`: normals and uniforms from one Threefry call, on a lane of its own: the trip
-number, so no two trips share bits), asks `propose` for a candidate and whether it is
-accepted, and keeps the candidate where an element is accepted for the first time. The
+elements accepted so far. Each trip draws fresh standard variates for the elements not yet
+accepted (`Trip`: normals and uniforms from one Threefry call, on a lane of its own: the trip
+number, so no two trips share bits; an element's bits are those it would draw were every
+element drawn), asks `propose` for a candidate and whether it is accepted, and writes the
+accepted candidates into the state at their positions. After the first trip only the few
+rejected elements draw again (a gamma's 5%, not all of them: the loop costs one trip and a
+little). The
 loop ends when every element is accepted, or after `MAX_TRIPS` trips; then a `Check`
 fails the run rather than return an element never accepted (the samplers here accept
 with probability > 0.5 per trip, so 64 trips leave one element out with probability
@@ -23,7 +26,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ptonnx.decompositions.expr import Ex, Scope, sqrt, where
-from ptonnx.decompositions.random.bits import derive, lane_bits, open_unit
+from ptonnx.decompositions.random.bits import MASK32, count, counters_at, derive, open_unit, threefry_node
 from ptonnx.decompositions.random.portable import log, sincos_pi
 from ptonnx.ir import Builder, Graph, TensorType, Value
 from ptonnx.ir.dims import contents
@@ -48,23 +51,39 @@ def _slice(x: Ex, start: Ex, stop: Ex) -> Ex:
 
 
 class Trip:
-    """One trip's standard variates for every one of the `n` elements (float64 vectors):
-    `normals` standard normals and `uniforms` uniforms on (0, 1) each, from one Threefry call
-    on lane `lane` (a uint32 `Ex`). The normals are Box-Muller's, r cos t and r sin t of one
-    pair of uniforms (`pairs` = ceil(normals n / 2) pairs)."""
+    """One trip's standard variates for the pending elements `index` (int64 positions among the
+    `n` elements, a vector of m): `normals` (0 or 1) standard normals and `uniforms` uniforms on
+    (0, 1) each, float64 vectors of m, from one Threefry call on lane `lane` (a uint32 `Ex`).
+    Element i takes the bits it would take were every element drawn: the normals are
+    Box-Muller's r cos t (i < pairs) and r sin t (the partner i - pairs) of the pair of
+    uniforms at counters j and pairs + j (j = i mod pairs, `pairs` = ceil(n / 2)); uniform k is at
+    counter normals 2 pairs + k n + i. So the draws of an element do not depend on which others
+    are still pending."""
 
-    def __init__(self, key: tuple[Ex, Ex], lane: Ex, n: Ex, pairs: Ex, normals: int, uniforms: int):
-        self.n = n
-        total = pairs * 2 + n * uniforms if uniforms else pairs * 2
-        u = open_unit(lane_bits(key, lane, total))
-        zero = n.const(0)
+    def __init__(self, key: tuple[Ex, Ex], lane: Ex, index: Ex, n: Ex, pairs: Ex, normals: int, uniforms: int,
+                 small: bool):
+        if normals not in (0, 1):
+            raise ValueError(f"a trip draws 0 or 1 normals per element, not {normals}")
+        parts = []
+        if normals:
+            first = index < pairs
+            j = where(first, index, index - pairs)
+            parts += [j, j + pairs]
+        parts += [index + (pairs * 2 + n * k) if normals else index + n * k if k else index for k in range(uniforms)]
+        every = parts[0].op("Concat", *parts[1:], axis=0) if len(parts) > 1 else parts[0]
+        u = open_unit(threefry_node(*key, *counters_at(every, lane, small)))
+        m = count(index.op("Shape"))
         self.normals: list[Ex] = []
         if normals:
-            radius = sqrt(log(_slice(u, zero, pairs), normal=True) * -2.0)
-            sin, cos = sincos_pi(_slice(u, pairs, pairs * 2) * 2.0)  # the turn 2 pi u
-            both = (radius * cos).op("Concat", radius * sin, axis=0)
-            self.normals = [_slice(both, n * k, n * (k + 1)) for k in range(normals)]
-        self.uniforms = [_slice(u, pairs * 2 + n * k, pairs * 2 + n * (k + 1)) for k in range(uniforms)]
+            radius = sqrt(log(_part(u, m, 0), normal=True) * -2.0)
+            sin, cos = sincos_pi(_part(u, m, 1) * 2.0)  # the turn 2 pi u
+            self.normals = [radius * where(first, cos, sin)]
+        self.uniforms = [_part(u, m, 2 * normals + k) for k in range(uniforms)]
+
+
+def _part(u: Ex, m: Ex, k: int) -> Ex:
+    """The k-th block of m elements of u (m an int64 scalar)."""
+    return _slice(u, m * k, m * (k + 1))
 
 
 def _enter(scope: Scope, body: Graph, v: Ex, name: str, inputs: list) -> Ex:
@@ -92,7 +111,10 @@ def until_accepted(key: tuple[Ex, Ex], n: Ex, params: Sequence[Ex],
     """For each of `n` elements (a float64 vector), the first candidate accepted:
     `propose(trip, params) -> (candidate, accepted)` builds, inside the loop's body, from the
     trip's variates (`Trip`) and the parameters (`params`, outer vectors of n or scalars,
-    entering the body as invariants), a candidate and a bool mask, both vectors of n. Trip t draws on lane t of `key` (t = 1 .. max_trips); the run fails (a `Check`
+    entering the body as invariants; inside, gathered at the pending elements), a candidate and
+    a bool mask, both vectors of the pending elements. Trip t draws on lane t of `key`
+    (t = 1 .. max_trips) for the elements not yet accepted only (trip 1: all), and writes the
+    accepted candidates into the state by position; the run fails (a `Check`
     naming `op`) if some element is not accepted after `max_trips` trips. Elements where `skip` (a bool
     vector of n) holds are not drawn (they give 0), and no trip runs if every element is skipped."""
     outer = n.scope
@@ -103,19 +125,24 @@ def until_accepted(key: tuple[Ex, Ex], n: Ex, params: Sequence[Ex],
     none = start < 0.0 if skip is None else skip
     value = Ex(scope, body.add_input(start.value.type, "value"))
     accepted = Ex(scope, body.add_input(none.value.type, "accepted"))
+    body_inputs = (value.value, accepted.value)
     fixed: list = []
     pairs = (n * normals + 1).op("IntDiv", 2)
     inner_key = tuple(_enter(scope, body, k, f"key{i}", fixed) for i, k in enumerate(key))
     inner_n, inner_pairs = (_enter(scope, body, v, name, fixed) for v, name in ((n, "n"), (pairs, "pairs")))
     inner_params = [_enter(scope, body, p, f"param{i}", fixed) for i, p in enumerate(params)]
     lane = Ex(scope, trip).cast("uint32") + 1
-    draws = Trip(inner_key, lane, inner_n, inner_pairs, normals, uniforms)
-    candidate, ok = propose(draws, inner_params)
-    newly = ok & accepted.op("Not")
-    now = accepted | ok
-    going = now.op("Not").op("ReduceAny", axes=tuple(range(now.value.type.ndim)))
-    body.inputs = [trip, value.value, accepted.value, *(inner for inner, _ in fixed)]
-    body.set_outputs([going.value, where(newly, candidate, value).value, now.value])
+    # only the pending elements draw: trip 1 every element, then the few rejected
+    pending = accepted.op("Not").op("NonZero").op("Reshape", [-1])
+    known = contents(n.value)
+    small = isinstance(known, int) and 2 * ((known * normals + 1) // 2) + known * uniforms <= MASK32
+    draws = Trip(inner_key, lane, pending, inner_n, inner_pairs, normals, uniforms, small)
+    candidate, ok = propose(draws, [p if p.value.type.ndim == 0 else p.op("Gather", pending, axis=0) for p in inner_params])
+    hits = ok.op("NonZero").op("Reshape", [-1])
+    value = value.op("ScatterFlat", pending.op("Gather", hits, axis=0), candidate.op("Gather", hits, axis=0))
+    going = ok.op("Not").op("ReduceAny", axes=(0,))
+    body.inputs = [trip, body_inputs[0], body_inputs[1], *(inner for inner, _ in fixed)]
+    body.set_outputs([going.value, value.value, accepted.op("ScatterFlat", pending, ok).value])
     trips = Value.constant(np.asarray(max_trips, dtype=np.int64))
     first = Value.constant(np.asarray(True)) if skip is None else none.op("Not").op("ReduceAny", axes=(0,)).value
     loop = outer.builder.node("Loop", [trips, first, start.value, none.value, *(v for _, v in fixed)],

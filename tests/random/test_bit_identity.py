@@ -157,3 +157,17 @@ def test_float32_draws_are_the_float64_draws_rounded_everywhere():
     wide = assert_identical(draws_everywhere("RandomGamma", params, shape, attrs), "float64")
     narrow = assert_identical(draws_everywhere("RandomGamma", params, shape, {**attrs, "dtype": "float32"}), "float32")
     np.testing.assert_array_equal(narrow, wide.astype(np.float32))
+
+
+@pytest.mark.parametrize("op", ["RandomNormal", "RandomGamma", "RandomPoisson", "RandomBinomial", "RandomCategorical"])
+def test_draws_do_not_depend_on_the_pass_list(op):
+    """`passes=[]` and each pass alone give the default pass list's draws, byte for byte: no
+    pass (folding, CSE, dtype unification, fusion) changes a draw's arithmetic."""
+    params, shape, attrs = CASES[op]
+    arrays = [KEY, *params]
+    lists = {"default": ptonnx.DEFAULT_PASSES, "none": [], **{str(p): [p] for p in ptonnx.DEFAULT_PASSES}}
+    runs = {}
+    for label, passes in lists.items():
+        model = stages.compile_graph(op_graph(op, params, shape, attrs), passes=passes).model
+        runs.update({f"{label}, {level}": got for level, got in _onnxruntime(model, arrays).items()})
+    assert_identical(runs, op)

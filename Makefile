@@ -8,7 +8,7 @@ PYMC_VENV ?= .venv-pymc
 PYMC_PY := $(PYMC_VENV)/bin/python
 PYTEST := -m pytest -q -p no:cacheprovider -n 2 --dist worksteal
 
-.PHONY: demo test lint test-default test-pymc bench bench-pymc setup clean
+.PHONY: demo test lint test-default test-pymc bench bench-pymc setup clean web
 # the two environments are built and tested one after the other, even under -j
 .NOTPARALLEL:
 
@@ -35,6 +35,17 @@ $(PYMC_VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
+# the browser page (web/): onnxruntime-web and playwright-core, pinned by web/package-lock.json
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+
+# build the page's models (a fitted PyMC regression's predictive, YOLO11n) and serve it at
+# http://127.0.0.1:8000 (WEB_ARGS: web/build.py's options, e.g. --weights yolo11n.npz)
+web: $(PYMC_VENV)/.installed web/node_modules/.package-lock.json
+	$(PYMC_PY) web/build.py $(WEB_ARGS)
+	@echo "== open http://127.0.0.1:8000/ (Ctrl-C stops)"
+	cd web && ../$(PYMC_PY) -m http.server 8000 --bind 127.0.0.1
+
 demo: $(VENV)/.installed
 	$(VENV)/bin/ptonnx
 
@@ -55,7 +66,7 @@ test-default: $(VENV)/.installed
 # what depends on the PyTensor line: everything but the `one_environment` tests (accuracy
 # sweeps of ptonnx's own formulas, hand-built IR), which the default environment runs; the
 # `ci` Hypothesis profile becomes `ci-second` there (10 examples a test, not 25)
-test-pymc: $(PYMC_VENV)/.installed
+test-pymc: $(PYMC_VENV)/.installed web/node_modules/.package-lock.json
 	@$(PYMC_PY) -c "import pymc, pytensor, onnxruntime, numpy; print(f'== pymc environment ($(PYMC_VENV)): pymc {pymc.__version__}, pytensor {pytensor.__version__}, onnxruntime {onnxruntime.__version__}, numpy {numpy.__version__}')"
 	PTONNX_SECOND_ENVIRONMENT=1 $(PYMC_PY) $(PYTEST) -m "not one_environment"
 

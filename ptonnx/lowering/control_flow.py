@@ -10,6 +10,14 @@ PyTensor's Scan does (`per_trip_shape`): onnxruntime gives (0, <declared sizes, 
 unknown>), so the body declares its per-trip outputs' static sizes, and a symbolic size
 that names an outer value's dim is restored after the Loop by a Reshape to (rows, *sizes)
 (3 nodes and a Shape per such dim; none when every size is static).
+
+Per-trip outputs leave the body as vectors (`_flattened`): a per-trip value of rank 0 or >= 2
+is Reshaped to (-1,) inside and back to (rows, *sizes) after the Loop. The ONNX spec's text
+says a Loop "concatenates" its per-trip values where its pseudo-code and onnxruntime stack
+them on a new axis; ONNX's reference evaluator concatenates (`np.vstack`: rank >= 2 values
+lose the new axis). On vectors the two readings agree, so every runtime reads the same file.
+A size known neither statically nor from an outer value is carried out of the Loop as the
+last trip's shape (one more loop-carried value).
 """
 
 from __future__ import annotations
@@ -48,33 +56,71 @@ def emit_loop(ctx, node, inputs):
     carried, invariants = args[:n_carried], args[n_carried:]
     trip, cond_in = ctx.unique("trip"), ctx.unique("cond_in")
     carried_in = [ctx.unique(f"{v.name or 'carried'}_in") for v in body.inputs[1 : 1 + n_carried]]
-    nodes, outs = lower_body(ctx, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out")
+    per_trip = body.outputs[1 + n_carried:]
+    outer = _outer_dims(body, args)
+    # per-trip outputs to flatten, and those of them whose shape is carried out (a size not known outside)
+    flat = [k for k, v in enumerate(per_trip) if len(v.shape) != 1]
+    shaped = [k for k in flat if any(not isinstance(d, int) and d not in outer for d in per_trip[k].shape)]
+    shape_in = [ctx.unique("per_trip_shape_in") for _ in shaped]
+
+    def finish(inner, outs):
+        head, tail = outs[: 1 + n_carried], outs[1 + n_carried:]
+        shapes = [inner.emit1("Shape", [tail[k]]) for k in shaped]
+        return [*head, *shapes, *(inner.emit1("Reshape", [n, inner.ints([-1])]) if k in flat else n
+                                  for k, n in enumerate(tail))]
+
+    nodes, outs = lower_body(ctx, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out", finish=finish)
+    shape_infos = [helper.make_tensor_value_info(n, onnx.TensorProto.INT64, [len(per_trip[k].shape)]) for n, k in zip(shape_in, shaped, strict=True)]
+    out_infos = [_info(n, v) for n, v in zip(outs[: 1 + n_carried], body.outputs[: 1 + n_carried], strict=True)]
+    out_infos += [helper.make_tensor_value_info(n, onnx.TensorProto.INT64, [len(per_trip[k].shape)])
+                  for n, k in zip(outs[1 + n_carried: 1 + n_carried + len(shaped)], shaped, strict=True)]
+    out_infos += [_flat_info(n, v) if k in flat else _info(n, v)
+                  for k, (n, v) in enumerate(zip(outs[1 + n_carried + len(shaped):], per_trip, strict=True))]
     results = build_loop(
         ctx, nodes, body.name, trip, cond_in,
-        [_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried], strict=True)],
-        [_info(n, v) for n, v in zip(outs, body.outputs, strict=True)],
-        [trip_count, cond, *carried],
+        [_info(n, v) for n, v in zip(carried_in, body.inputs[1 : 1 + n_carried], strict=True)] + shape_infos,
+        out_infos,
+        [trip_count, cond, *carried, *(ctx.ints([0] * len(per_trip[k].shape)) for k in shaped)],
     )
-    return results[:n_carried] + [_sized(ctx, body, args, r, v) for r, v in zip(results[n_carried:], body.outputs[1 + n_carried:], strict=True)]
+    last_shapes = dict(zip(shaped, results[n_carried: n_carried + len(shaped)], strict=True))
+    stacked = results[n_carried + len(shaped):]
+    return results[:n_carried] + [_sized(ctx, outer, r, v, last_shapes.get(k), k in flat)
+                                  for k, (r, v) in enumerate(zip(stacked, per_trip, strict=True))]
 
 
-def _sized(ctx, body, args: list[str], stacked: str, value) -> str:
-    """`stacked` reshaped to (rows, *the per-trip sizes) where a size is a symbol an outer value's
-    dim gives: its rows are 0 when no trip ran, where onnxruntime would give 0 for that size."""
+def _flat_info(name: str, value) -> onnx.ValueInfoProto:
+    """A flattened per-trip value's declaration: a vector, of its static size where known."""
+    size = 1
+    for d in value.shape:
+        size = size * d if isinstance(d, int) and size is not None else None
+    return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), [size])
+
+
+def _outer_dims(body, args: list[str]) -> dict:
+    """{symbol: (outer name, axis)} for the body inputs' symbolic sizes an outer value gives."""
     outer = {}
     for inner, name in zip(body.inputs[1:], args, strict=True):
         for k, d in enumerate(inner.shape):
             if isinstance(d, str):
                 outer.setdefault(d, (name, k))
-    if not any(isinstance(d, str) and d in outer for d in value.shape):
+    return outer
+
+
+def _sized(ctx, outer: dict, stacked: str, value, last_shape: str | None, flat: bool) -> str:
+    """`stacked` reshaped to (rows, *the per-trip sizes): a flattened one always; a vector one
+    where a size is a symbol an outer value's dim gives (its rows are 0 when no trip ran, where
+    onnxruntime would give 0 for that size). A size neither static nor outer is the last trip's."""
+    if not flat and not any(isinstance(d, str) and d in outer for d in value.shape):
         return stacked
     sizes = [ctx.emit1("Shape", [stacked], start=0, end=1)]
     for k, d in enumerate(value.shape):
-        if isinstance(d, str) and d in outer:
+        if isinstance(d, int):
+            sizes.append(ctx.ints([d]))
+        elif d in outer:
             name, axis = outer[d]
             sizes.append(ctx.emit1("Shape", [name], start=axis, end=axis + 1))
-        elif isinstance(d, int):
-            sizes.append(ctx.ints([d]))
+        elif flat:
+            sizes.append(ctx.emit1("Slice", [last_shape, ctx.ints([k]), ctx.ints([k + 1])]))
         else:
             sizes.append(ctx.emit1("Shape", [stacked], start=k + 1, end=k + 2))
     return ctx.emit1("Reshape", [stacked, ctx.emit1("Concat", sizes, axis=0)], allowzero=1)

@@ -116,12 +116,14 @@ def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
     return readable
 
 
-def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint: str = "body_out") -> tuple[list, list[str]]:
+def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint: str = "body_out",
+               finish=None) -> tuple[list, list[str]]:
     """The nodes and output names of a body graph, its inputs bound to `input_names` (body inputs
     of the ONNX subgraph, or outer-scope names it reads). An output that a body node writes is
     that node's output; any other (an input, an outer value, a constant, a value listed twice)
     is copied by an Identity, as ONNX wants a subgraph's outputs written inside it. onnxruntime
-    pays for each Identity on every trip of a loop."""
+    pays for each Identity on every trip of a loop. `finish(body_context, out_names) -> out_names`
+    may add nodes after the body's own (a Loop's flattened per-trip outputs)."""
     check_lowerable(graph)
     body = ctx.child()
     for v, n in zip(graph.inputs, input_names, strict=True):
@@ -134,6 +136,8 @@ def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint
             out_names.append(have)
         else:
             out_names.append(body.emit1("Identity", [have], out=body.unique(f"{out_hint}_{i}")))
+    if finish is not None:
+        out_names = finish(body, out_names)
     return body.nodes, out_names
 
 

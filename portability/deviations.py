@@ -7,11 +7,6 @@ fails `tests/test_portability.py` for the columns CI runs.
 from __future__ import annotations
 
 DEVIATIONS: dict[tuple[str, str], str] = {
-    ("reductions_indexing", "onnxruntime-web (Node)"):
-        "onnxruntime-web's TopK (WebAssembly build) orders NaN first when sorting ascending; onnxruntime's "
-        "CPU build puts it last, as NumPy and PyTensor do. Reproducer: `python -m portability --no-pymc "
-        "--runtimes 'onnxruntime-web (Node)'` (the row [nan, 2, -1, 0] sorts to [nan, -1, 0, 2]). Not yet "
-        "worked around in ptonnx: a sort key with NaN mapped past +inf would keep one form for every runtime.",
     ("betainc", "IREE"): "iree-compile 3.13 cannot legalise an ONNX `Loop` (docs/iree.md); ptonnx refuses the model.",
     ("cholesky_solve", "IREE"): "iree-compile 3.13 cannot legalise an ONNX `Loop` (docs/iree.md); ptonnx refuses the model.",
     ("ar1_scan", "IREE"): "a Loop whose body has a run-time check: IREE cannot report it, ptonnx refuses the model (docs/iree.md).",

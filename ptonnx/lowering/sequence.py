@@ -7,8 +7,11 @@
   rounded in another order (within n·eps of NumPy's sequential order; where
   partial products overflow or underflow the order decides, as it does between
   PyTensor's own backends). ceil(log2 n) steps for a static length, 63 otherwise.
-- Sort: TopK over the whole axis, ascending, sorted: stable on ties and NaN last in
-  onnxruntime, which is NumPy's `kind="stable"`.
+- Sort: TopK over the whole axis, ascending, sorted: stable on ties (ONNX's TopK takes the
+  lower index first), which is NumPy's `kind="stable"`. Where NaN goes is left to the runtime
+  (onnxruntime's CPU build puts it last, its WebAssembly build and IREE first), so floats sort
+  in two stable passes every runtime reads alike: by the value with NaN as +inf, then by
+  whether it is NaN (NumPy's order: +inf before NaN, NaNs by index).
 """
 
 from __future__ import annotations
@@ -53,8 +56,24 @@ def emit_sort(ctx, node, inputs):
     if dtype == "uint64":
         x = ordered_uint64(ctx, x)
     k = dims_of(ctx, node.inputs[0].type, x, axis, axis + 1)
+    if dtype in FLOATS:
+        return _sort_floats(ctx, x, k, axis, dtype)
     values, indices = ctx.emit("TopK", [x, k], 2, axis=axis, largest=0, sorted=1)
     if dtype == "uint64":
         values = unordered_uint64(ctx, values)
     return [values, indices]
 
+
+
+FLOATS = ("float16", "float32", "float64")
+
+
+def _sort_floats(ctx, x: str, k: str, axis: int, dtype: str) -> list[str]:
+    """Sorted values and indices with NaN last on every runtime: no NaN reaches a TopK."""
+    nan = ctx.emit1("IsNaN", [x])
+    key = ctx.emit1("Where", [nan, ctx.scalar(np.inf, dtype), x])
+    _, by_value = ctx.emit("TopK", [key, k], 2, axis=axis, largest=0, sorted=1)
+    flags = ctx.emit1("Cast", [ctx.emit1("GatherElements", [nan, by_value], axis=axis)], to=1)  # float32 0/1
+    _, by_nan = ctx.emit("TopK", [flags, k], 2, axis=axis, largest=0, sorted=1)
+    indices = ctx.emit1("GatherElements", [by_value, by_nan], axis=axis)
+    return [ctx.emit1("GatherElements", [x, indices], axis=axis), indices]

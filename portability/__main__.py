@@ -64,7 +64,8 @@ def render(table: dict, runtimes: tuple[str, ...]) -> str:
             cell = row[runtime]
             cells.append(SYMBOL[cell.verdict])
             if not cell.good and cell.verdict not in ("not run", "not installed"):
-                why = DEVIATIONS.get((name, runtime), "not explained yet")
+                why = DEVIATIONS.get((name, runtime), "A refusal, with its reason (IREE for every model is issue 36's "
+                                      "third point)." if cell.verdict == "refused" else "Not explained yet.")
                 notes.append(f"- **{name}, {runtime}** ({cell.verdict}): {cell.detail[:240]}. {why}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", "## Departures", "", *(notes or ["None."]), ""]

@@ -136,8 +136,9 @@ def iree(cases: list[Case]) -> list:
     def one(case: Case) -> list:
         try:
             model = iree_runtime.IreeModel(case.model, case.checks)
-        except Exception as exc:
-            raise _LoadError(str(exc).splitlines()[0][:300]) from exc
+        except iree_runtime.IreeCompileError as exc:  # ptonnx's refusal, or iree-compile's diagnostic
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            raise _LoadError(" ".join(lines[:2])[:300]) from exc
         return model.run(list(case.arrays))
 
     return _each(cases, one)

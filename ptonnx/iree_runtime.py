@@ -82,7 +82,8 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
       of range reads outside the buffer and can crash the process).
     - Max, Min and Sign of floats give NaN for a NaN operand (IREE's drop it: max(nan, -inf)
       is -inf there, Sign(nan) 0).
-    - TopK of floats (sort, argsort) is refused: IREE orders NaN first, NumPy last.
+    - TopK of floats (sort, argsort) at run-time sizes is refused: iree-compile cannot compile
+      it. At static sizes it runs (ptonnx's float sorts give TopK no NaN: IREE would put it first).
     """
     nested = [n.name for n in _body_nodes(model.graph) if n.name in checks]
     if nested:
@@ -122,6 +123,10 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
             names.append(node.name)
             graph.output.append(helper.make_tensor_value_info(node.input[1], onnx.TensorProto.INT64, []))
             continue
+        if node.op_type == "TopK" and dtypes.get(node.input[0]) in FLOATS and None in shapes.get(node.input[0], [None]):
+            raise IreeCompileError("the model sorts floats at sizes known only at run time (TopK: sort, argsort), which "
+                                   "iree-compile 3.13 cannot compile ('memref.alloca' op stack allocation size "
+                                   "overflows 64 bits): use runtime='onnxruntime', or give the sorted value a static shape")
         graph.node.extend(_legal(node, guarded, dtypes, len(graph.node)))
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
@@ -182,9 +187,6 @@ def _legal(node, guarded: dict, dtypes: dict, k: int) -> list:
         x = node.input[0]
         return [helper.make_node("Sign", [x], [f"iree_{k}_sign"]), helper.make_node("IsNaN", [x], [f"iree_{k}_nan"]),
                 helper.make_node("Where", [f"iree_{k}_nan", x, f"iree_{k}_sign"], [out])]
-    if node.op_type == "TopK" and dtypes.get(node.input[0]) in FLOATS:
-        raise IreeCompileError("the model sorts floats (TopK: sort, argsort); IREE orders NaN first where NumPy puts it "
-                               "last, so it is not compiled for IREE: use runtime='onnxruntime'")
     return [node]
 
 

@@ -59,7 +59,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 
 # tests/pymc needs pymc, which only the second environment has
-test-default: $(VENV)/.installed
+test-default: $(VENV)/.installed web/node_modules/.package-lock.json
 	@$(PY) -c "import pytensor, onnxruntime, numpy; print(f'== default environment ($(VENV)): pytensor {pytensor.__version__}, onnxruntime {onnxruntime.__version__}, numpy {numpy.__version__}')"
 	$(PY) $(PYTEST) --ignore=tests/pymc
 

@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 # with the pytensor 2.38 it pins (the default install above gets pytensor 3.0).
 PYMC_VENV ?= .venv-pymc
 PYMC_PY := $(PYMC_VENV)/bin/python
-PYTEST := -m pytest -q -p no:cacheprovider -n 2 --dist worksteal
+# --durations: each environment prints its 15 slowest tests, so what CI's time goes to shows
+PYTEST := -m pytest -q -p no:cacheprovider -n 2 --dist worksteal --durations=15
 
 .PHONY: demo test lint test-default test-pymc bench bench-pymc setup clean web
 # the two environments are built and tested one after the other, even under -j

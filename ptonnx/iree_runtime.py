@@ -44,6 +44,12 @@ DEVICE = "local-sync"
 #: the bound turns that into an IreeCompileError (PTONNX_IREE_COMPILE_GB overrides it)
 COMPILE_GB = float(os.environ.get("PTONNX_IREE_COMPILE_GB", "8"))
 COMPILE_SECONDS = 600
+#: ONNX ops IREE 3.13 cannot compile as ptonnx writes them, refused before iree-compile runs
+UNSUPPORTED = {
+    "Loop": "IREE's ONNX importer (torch-mlir) converts a Loop only without per-trip outputs and with its "
+            "body inputs typed as their initial values, a form ptonnx does not emit yet (docs/iree.md)",
+    "ReduceProd": "iree-compile 3.13 fails to legalise ReduceProd (pt.prod)",
+}
 
 
 class IreeUnavailableError(PtonnxError, ImportError):
@@ -85,6 +91,11 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
     - TopK of floats (sort, argsort) at run-time sizes is refused: iree-compile cannot compile
       it. At static sizes it runs (ptonnx's float sorts give TopK no NaN: IREE would put it first).
     """
+    every = [*model.graph.node, *_body_nodes(model.graph)]
+    unsupported = sorted({n.op_type for n in every if n.op_type in UNSUPPORTED})
+    if unsupported:
+        raise IreeCompileError(f"the model has {unsupported[0]} (ONNX): {UNSUPPORTED[unsupported[0]]}; use "
+                               "runtime='onnxruntime' for it")
     nested = [n.name for n in _body_nodes(model.graph) if n.name in checks]
     if nested:
         raise IreeCompileError(
@@ -201,6 +212,9 @@ def _body_nodes(graph):
 def compile_model(model: onnx.ModelProto) -> bytes:
     """The IREE VM flatbuffer of `model` (ONNX import, then llvm-cpu)."""
     _, _, onnx_importer, Context = _iree()
+    from iree.compiler.ir import MLIRError
+    from iree.compiler.tools.core import CompilerToolError
+
     try:
         inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
         info = onnx_importer.ModelInfo(inferred)
@@ -210,9 +224,7 @@ def compile_model(model: onnx.ModelProto) -> bytes:
         module.verify()
         text = module.get_asm(assume_verified=True)
         return _bounded_compile(text)
-    except IreeCompileError:
-        raise
-    except Exception as exc:
+    except (onnx.shape_inference.InferenceError, onnx_importer.OnnxImportError, MLIRError, CompilerToolError) as exc:
         lines = [line.strip() for line in str(exc).splitlines() if "error:" in line]
         detail = "\n  ".join(dict.fromkeys(lines[:4])) or f"{type(exc).__name__}: {str(exc).strip()[:500]}"
         raise IreeCompileError(f"IREE could not compile the model:\n  {detail}\nUse runtime='onnxruntime' for it "

@@ -163,12 +163,15 @@ def test_iree_flushes_subnormal_numbers_to_zero():
 
 
 def test_what_iree_cannot_compile_is_refused_by_name():
-    """A model IREE cannot compile raises IreeCompileError at compile time, with IREE's
-    diagnostic and what to do; onnxruntime compiles it."""
+    """An op IREE cannot compile (`iree_runtime.UNSUPPORTED`) is refused before iree-compile runs,
+    with the reason and what to do; onnxruntime compiles the model."""
     x = pt.dvector("x")
-    with pytest.raises(IreeCompileError, match=r"(?s)IREE could not compile the model.*ReduceProd.*runtime='onnxruntime'"):
+    with pytest.raises(IreeCompileError, match=r"the model has ReduceProd \(ONNX\): iree-compile.*runtime='onnxruntime'"):
         ptonnx.compile_function([x], [pt.prod(x)], runtime="iree")
     ptonnx.compile_function([x], [pt.prod(x)])
+    a, b = pt.dvector("a"), pt.dvector("b")
+    with pytest.raises(IreeCompileError, match="the model has Loop .*per-trip outputs"):
+        ptonnx.compile_function([a, b, x], [pt.betainc(a, b, x)], runtime="iree")
 
 
 def test_a_check_inside_a_loop_body_is_refused():
@@ -176,7 +179,7 @@ def test_a_check_inside_a_loop_body_is_refused():
     steps = pytensor.scan(lambda a: pt.sqrt(a), sequences=[x], return_updates=False)
     i = pt.lscalar("i")
     indexed = pytensor.scan(lambda k, v: v[k], sequences=[pt.arange(3) + i], non_sequences=[x], return_updates=False)
-    with pytest.raises(IreeCompileError, match="(?s)checks inside loop or branch bodies|IREE could not compile"):
+    with pytest.raises(IreeCompileError, match="(?s)checks inside loop or branch bodies|the model has Loop"):
         ptonnx.compile_function([x, i], [steps, indexed], runtime="iree")
 
 

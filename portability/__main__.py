@@ -52,7 +52,8 @@ def render(table: dict, runtimes: tuple[str, ...]) -> str:
              f"{datetime.date.today()}, commit {git_commit()}, {platform.machine()}; {_versions()}.", "",
              "Each program is compiled once by ptonnx and the same file is run on each runtime, with inputs at the",
              "ends of the range. `= ort`: onnxruntime's bytes, within the program's tolerance of PyTensor's own",
-             "evaluation; `close`: within that tolerance, other bytes; `raises`: the run fails, as the program",
+             "evaluation; `close e`: within that tolerance, other bytes, e the largest relative error to PyTensor",
+             "(over elements above the program's absolute tolerance); `raises`: the run fails, as the program",
              "must (a failed check); `refused`: the runtime would not load or compile it (IREE: ptonnx's",
              "`runtime=\"iree\"` refuses what IREE cannot compile); `differs`, `no error`, `fails`: a departure,",
              "explained below; `-`: not run (OpenVINO computes float64 in float32); `n/a`: not installed.", "",
@@ -62,7 +63,8 @@ def render(table: dict, runtimes: tuple[str, ...]) -> str:
         cells = []
         for runtime in runtimes:
             cell = row[runtime]
-            cells.append(SYMBOL[cell.verdict])
+            error = cell.detail.removeprefix("relative error ") if cell.verdict == "close" else ""
+            cells.append(f"{SYMBOL[cell.verdict]} {error}".strip())
             if not cell.good and cell.verdict not in ("not run", "not installed"):
                 why = DEVIATIONS.get((name, runtime), "A refusal, with its reason (IREE for every model is issue 36's "
                                       "third point)." if cell.verdict == "refused" else "Not explained yet.")

@@ -114,3 +114,23 @@ def _same_outcome(run, vals, expected, raised, check, message, where: str) -> No
     assert isinstance(failed, type(raised)), f"{type(failed).__mro__} is not a {type(raised)} {where}"
     if message is not None:
         assert message in str(failed)
+
+
+def portability_table(programs: dict, runtimes: tuple[str, ...]) -> dict:
+    """`portability.matrix.run` of `programs` on `runtimes`, for the tests of its cheap columns:
+    onnxruntime-web needs node and web/node_modules, which `make test` installs (so under CI
+    their absence fails the test; elsewhere it skips, saying how to install them)."""
+    import shutil
+
+    import pytest
+
+    from portability.matrix import run
+    from portability.runtimes import ROOT
+
+    if not (ROOT / "web" / "node_modules" / "onnxruntime-web").is_dir() or not shutil.which("node"):
+        if os.environ.get("CI"):
+            pytest.fail("the onnxruntime-web column needs node and web/node_modules (make test installs them)")
+        pytest.skip("the onnxruntime-web column needs node and web/node_modules (cd web && npm ci)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run(programs, runtimes)

@@ -6,29 +6,19 @@ within the program's tolerance, or the raise a failed check must give) or is a d
 
 from __future__ import annotations
 
-import os
-import shutil
-import warnings
-
 import pytest
 
 from portability.deviations import DEVIATIONS
-from portability.matrix import run
 from portability.programs import PROGRAMS
-from portability.runtimes import CI_RUNTIMES, ROOT
+from portability.runtimes import CI_RUNTIMES
+from tests.conftest import portability_table
 
 pytestmark = pytest.mark.one_environment  # the files and the runtimes, not the PyTensor line
 
 
 @pytest.fixture(scope="module")
 def table():
-    if not (ROOT / "web" / "node_modules" / "onnxruntime-web").is_dir() or not shutil.which("node"):
-        if os.environ.get("CI"):
-            pytest.fail("the onnxruntime-web column needs node and web/node_modules (make test installs them)")
-        pytest.skip("the onnxruntime-web column needs node and web/node_modules (cd web && npm ci)")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return run(PROGRAMS, CI_RUNTIMES)
+    return portability_table(PROGRAMS, CI_RUNTIMES)
 
 
 @pytest.mark.parametrize("runtime", CI_RUNTIMES)

@@ -11,7 +11,7 @@ unknown>), so the body declares its per-trip outputs' static sizes, and a symbol
 that names an outer value's dim is restored after the Loop by a Reshape to (rows, *sizes)
 (3 nodes and a Shape per such dim; none when every size is static).
 
-Per-trip outputs leave the body as vectors (`_flattened`): a per-trip value of rank 0 or >= 2
+Per-trip outputs leave the body as vectors (`emit_loop`'s `finish`): a per-trip value of rank 0 or >= 2
 is Reshaped to (-1,) inside and back to (rows, *sizes) after the Loop. The ONNX spec's text
 says a Loop "concatenates" its per-trip values where its pseudo-code and onnxruntime stack
 them on a new axis; ONNX's reference evaluator concatenates (`np.vstack`: rank >= 2 values

@@ -13,6 +13,7 @@ import onnx
 from ptonnx.call import CallPlan
 from ptonnx.check_errors import read_checks
 from ptonnx.errors import (
+    LoweringError,
     PtonnxError,
     SignatureError,
 )
@@ -137,8 +138,9 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
     without it such a model is refused with a `LoweringError`.
 
     `runtime="iree"` also compiles the model with IREE (`pip install ptonnx[iree]`,
-    `ptonnx.iree_runtime`), and the CompiledModel's calls run that; the model, its
-    file and `session` stay onnxruntime's. A model IREE cannot compile raises
+    `ptonnx.iree_runtime`) from the IR lowered in the form IREE reads (Loops without
+    per-trip outputs, checks reported as outputs: `lowering.lower(target="iree")`), and the
+    CompiledModel's calls run that; the model, its file and `session` stay onnxruntime's. A model IREE cannot compile raises
     `IreeCompileError` here.
     """
     if runtime not in RUNTIMES:
@@ -168,7 +170,16 @@ def _with_iree(cm: CompiledModel) -> CompiledModel:
     if cm.weights:
         raise IreeCompileError("a model over 2 GiB (external weights) is not compiled for IREE: use runtime='onnxruntime'")
     start = time.perf_counter()
-    cm._iree = IreeModel(cm.model, cm._checks)
+    from ptonnx.lowering import lower
+
+    # the IR lowered again in the form IREE reads (`lowering/control_flow.py`, `lowering/check.py`)
+    try:
+        model = lower(cm.ir, name=cm.model.graph.name, output_names=cm.output_names, target="iree")
+    except LoweringError as exc:
+        raise IreeCompileError(f"the model has no form IREE can compile: {exc}") from exc
+    cm.report.stages["lower for iree"] = time.perf_counter() - start
+    start = time.perf_counter()
+    cm._iree = IreeModel(model)
     cm.report.stages["iree"] = time.perf_counter() - start
     return cm
 

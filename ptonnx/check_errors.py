@@ -15,7 +15,7 @@ import re
 import sys
 
 from ptonnx.errors import CheckFailedError
-from ptonnx.lowering.check import CHECKS_KEY
+from ptonnx.lowering.check import CHECKS_KEY, FLAGS_KEY
 
 _NODE = re.compile(r"Name:'([^']+)'")
 _CLASSES: dict[type, type] = {}
@@ -27,6 +27,14 @@ def read_checks(model) -> dict[str, dict[str, str]]:
         if prop.key == CHECKS_KEY:
             return json.loads(prop.value)
     return {}
+
+
+def read_flags(model) -> list[str]:
+    """The checks whose failure flags a model lowered for IREE gives after the user's outputs, in order."""
+    for prop in model.metadata_props:
+        if prop.key == FLAGS_KEY:
+            return json.loads(prop.value)
+    return []
 
 
 def failed_check(exc: BaseException, checks: dict[str, dict[str, str]]) -> CheckFailedError | None:

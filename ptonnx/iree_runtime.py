@@ -9,12 +9,9 @@ then `iree.compiler.compile_str` for llvm-cpu, in process. float64 needs
 `--iree-input-demote-f64-to-f32=false`; `--iree-llvmcpu-link-embedded=false` links
 against the system's libm, which has the `sin` and `cos` the embedded linker lacks.
 
-Run-time checks. ptonnx's `Check` makes onnxruntime stop on an out-of-range Gather
-(`lowering/check.py`); IREE clamps such an index and returns a number. So the model
-IREE compiles has one more output per check, the Gather's index (0, or 1 where the check
-failed), and `IreeModel.run` raises the check's exception, as the onnxruntime path does,
-when one is 1. A check inside a loop or branch body has no graph output to report
-through: such a model is refused by name.
+Run-time checks and Loops are lowered in the form IREE reads (`lowering.lower(target="iree")`):
+each check's failure flag is an output after the user's (IREE's Gather does not bound its
+index), which `IreeModel.run` raises on, and Loops write per-trip values into carried buffers.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from ptonnx.check_errors import check_exception
+from ptonnx.check_errors import check_exception, read_checks, read_flags
 from ptonnx.errors import PtonnxError, RuntimeMismatchError
 from ptonnx.iree_words import WordsError, carried_in_int64
 
@@ -46,9 +43,8 @@ COMPILE_GB = float(os.environ.get("PTONNX_IREE_COMPILE_GB", "8"))
 COMPILE_SECONDS = 600
 #: ONNX ops IREE 3.13 cannot compile as ptonnx writes them, refused before iree-compile runs
 UNSUPPORTED = {
-    "Loop": "IREE's ONNX importer (torch-mlir) converts a Loop only without per-trip outputs and with its "
-            "body inputs typed as their initial values, a form ptonnx does not emit yet (docs/iree.md)",
-    "ReduceProd": "iree-compile 3.13 fails to legalise ReduceProd (pt.prod)",
+    "ReduceProd": "iree-compile 3.13 fails to legalise ReduceProd, and ptonnx's product tree at run-time sizes "
+                  "(pt.prod over an axis of unknown size; a static one compiles)",
 }
 
 
@@ -79,13 +75,10 @@ def available() -> bool:
     return True
 
 
-def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, list[str], tuple[list[int], list[int]]]:
-    """A copy of `model` that IREE computes as onnxruntime does; the names of its checks; the
+def for_iree(model: onnx.ModelProto) -> tuple[onnx.ModelProto, tuple[list[int], list[int]]]:
+    """A copy of `model` (lowered for IREE) that IREE computes as onnxruntime does; the
     positions of the inputs and outputs it carries as int64 that are uint32 (`iree_words`).
 
-    - Each check's failure flag is a graph output, and what the check guards is replaced
-      by zeros where it failed (IREE's Gather does not bound its index: an index far out
-      of range reads outside the buffer and can crash the process).
     - Max, Min and Sign of floats give NaN for a NaN operand (IREE's drop it: max(nan, -inf)
       is -inf there, Sign(nan) 0).
     - TopK of floats (sort, argsort) at run-time sizes is refused: iree-compile cannot compile
@@ -96,12 +89,6 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
     if unsupported:
         raise IreeCompileError(f"the model has {unsupported[0]} (ONNX): {UNSUPPORTED[unsupported[0]]}; use "
                                "runtime='onnxruntime' for it")
-    nested = [n.name for n in _body_nodes(model.graph) if n.name in checks]
-    if nested:
-        raise IreeCompileError(
-            f"the model has run-time checks inside loop or branch bodies ({', '.join(nested[:3])}: "
-            f"{checks[nested[0]]['message']}); the IREE runtime reports checks through graph outputs, "
-            "which a body has not: use runtime='onnxruntime'")
     typed = onnx.shape_inference.infer_shapes(model, data_prop=True)
     dtypes = {v.name: v.type.tensor_type.elem_type for v in [*typed.graph.value_info, *typed.graph.input, *typed.graph.output]}
     dtypes.update({t.name: t.data_type for t in typed.graph.initializer})
@@ -115,7 +102,6 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
     graph = onnx.GraphProto()
     graph.CopyFrom(model.graph)
     del graph.node[:]
-    names, guarded = [], {}
     constants = {t.name: t for t in model.graph.initializer}
     for node in model.graph.node:
         if node.op_type == "Reshape" and all(name in constants for name in node.input) \
@@ -129,20 +115,15 @@ def for_iree(model: onnx.ModelProto, checks: dict) -> tuple[onnx.ModelProto, lis
         if node.op_type == "ScatterElements" and all(name in constants for name in node.input[1:]):
             graph.node.extend(_constant_scatter(node, constants, shapes, graph, len(graph.node)))
             continue
-        if node.name in checks:  # the check's Gather: its index is the failure flag
-            guarded[node.output[0]] = node.input[1]
-            names.append(node.name)
-            graph.output.append(helper.make_tensor_value_info(node.input[1], onnx.TensorProto.INT64, []))
-            continue
         if node.op_type == "TopK" and dtypes.get(node.input[0]) in FLOATS and None in shapes.get(node.input[0], [None]):
             raise IreeCompileError("the model sorts floats at sizes known only at run time (TopK: sort, argsort), which "
                                    "iree-compile 3.13 cannot compile ('memref.alloca' op stack allocation size "
                                    "overflows 64 bits): use runtime='onnxruntime', or give the sorted value a static shape")
-        graph.node.extend(_legal(node, guarded, dtypes, len(graph.node)))
+        graph.node.extend(_legal(node, dtypes, len(graph.node)))
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     copy.graph.CopyFrom(graph)
-    return copy, names, tuple(words)
+    return copy, tuple(words)
 
 
 def _constant_scatter(node, constants: dict, shapes: dict, graph, k: int) -> list:
@@ -176,17 +157,10 @@ def _constant_scatter(node, constants: dict, shapes: dict, graph, k: int) -> lis
 FLOATS = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16}
 
 
-def _legal(node, guarded: dict, dtypes: dict, k: int) -> list:
+def _legal(node, dtypes: dict, k: int) -> list:
     """`node` as IREE nodes (see `for_iree`); `k` keeps the new names unique."""
     floats = all(dtypes.get(name) in FLOATS for name in node.input)
     out = node.output[0] if node.output else ""
-    if node.op_type == "Reshape" and node.input[1] in guarded:  # Check's Reshape(x, Gather(...))
-        failed, x = guarded[node.input[1]], node.input[0]
-        zero = f"iree_{k}_zero"
-        return [helper.make_node("Constant", [], [zero], value=helper.make_tensor(zero, onnx.TensorProto.INT64, [], [0])),
-                helper.make_node("Equal", [failed, zero], [f"iree_{k}_ok"]),
-                helper.make_node("CastLike", [zero, x], [f"iree_{k}_zero_x"]),
-                helper.make_node("Where", [f"iree_{k}_ok", x, f"iree_{k}_zero_x"], [out])]
     if node.op_type in ("Max", "Min") and floats and len(node.input) == 2:
         a, b = node.input
         inner = helper.make_node(node.op_type, [a, b], [f"iree_{k}_value"])
@@ -216,7 +190,7 @@ def compile_model(model: onnx.ModelProto) -> bytes:
     from iree.compiler.tools.core import CompilerToolError
 
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        inferred = _declared_types_kept(model, onnx.shape_inference.infer_shapes(model, data_prop=True))
         info = onnx_importer.ModelInfo(inferred)
         context = Context()
         module = info.create_module(context=context).operation
@@ -229,6 +203,26 @@ def compile_model(model: onnx.ModelProto) -> bytes:
         detail = "\n  ".join(dict.fromkeys(lines[:4])) or f"{type(exc).__name__}: {str(exc).strip()[:500]}"
         raise IreeCompileError(f"IREE could not compile the model:\n  {detail}\nUse runtime='onnxruntime' for it "
                                "(docs/iree.md lists what IREE cannot compile).") from exc
+
+
+def _declared_types_kept(model: onnx.ModelProto, inferred: onnx.ModelProto) -> onnx.ModelProto:
+    """`inferred` with the types `model` declares where inference found more static ones: IREE's
+    importer types a Loop's carried values as their initial values and needs them to be the
+    body's, which the lowering declares (`lowering/control_flow.py`); ONNX's inference refines
+    them from the values' producers (a known size that a trip will change)."""
+    _restore(model.graph, inferred.graph)
+    return inferred
+
+
+def _restore(declared: onnx.GraphProto, inferred: onnx.GraphProto) -> None:
+    types = {v.name: v.type for v in [*declared.value_info, *declared.output]}
+    for v in [*inferred.value_info, *inferred.output]:
+        if v.name in types:
+            v.type.CopyFrom(types[v.name])
+    for mine, theirs in zip(declared.node, inferred.node, strict=True):
+        for a, b in zip(mine.attribute, theirs.attribute, strict=True):
+            if a.type == onnx.AttributeProto.GRAPH:
+                _restore(a.g, b.g)
 
 
 def _bounded_compile(text: str) -> bytes:
@@ -259,14 +253,19 @@ def _bounded_compile(text: str) -> bytes:
 class IreeModel:
     """The model compiled by IREE, called with numpy arrays as `CompiledModel` feeds them."""
 
-    def __init__(self, model: onnx.ModelProto, checks: dict):
+    def __init__(self, model: onnx.ModelProto):
+        """`model` lowered for IREE (`lowering.lower(target="iree")`)."""
         _, runtime, _, _ = _iree()
-        compiled, self.check_names, (self._word_inputs, self._word_outputs) = for_iree(model, checks)
-        self.checks = checks
+        compiled, (self._word_inputs, self._word_outputs) = for_iree(model)
+        self.checks, self.check_names = read_checks(model), read_flags(model)
         self.vmfb = compile_model(compiled)
-        self.n_outputs = len(model.graph.output)
+        self.n_outputs = len(model.graph.output) - len(self.check_names)
         context = runtime.SystemContext(config=runtime.Config(DEVICE))
-        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
+        try:
+            context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
+        except (IndexError, RuntimeError, ValueError) as exc:  # what IREE's Python binding raises for a refused module
+            raise IreeCompileError(f"IREE's runtime would not load the compiled model: {str(exc).splitlines()[0]} "
+                                   "(docs/iree.md); use runtime='onnxruntime' for it") from exc
         self._function = context.modules.module[model.graph.name]
         self._context = context
 

@@ -20,7 +20,7 @@ import pytest
 
 import ptonnx
 from ptonnx import iree_runtime
-from ptonnx.errors import CheckFailedError, SignatureError
+from ptonnx.errors import RuntimeMismatchError, CheckFailedError, SignatureError
 from ptonnx.iree_runtime import IreeCompileError
 from tests.conftest import REFERENCE_MODE
 
@@ -164,23 +164,51 @@ def test_iree_flushes_subnormal_numbers_to_zero():
 
 def test_what_iree_cannot_compile_is_refused_by_name():
     """An op IREE cannot compile (`iree_runtime.UNSUPPORTED`) is refused before iree-compile runs,
-    with the reason and what to do; onnxruntime compiles the model."""
+    with the reason and what to do; onnxruntime compiles the model. A product over static sizes
+    is a tree of Muls for IREE (`lowering/reduction.py`)."""
     x = pt.dvector("x")
     with pytest.raises(IreeCompileError, match=r"the model has ReduceProd \(ONNX\): iree-compile.*runtime='onnxruntime'"):
         ptonnx.compile_function([x], [pt.prod(x)], runtime="iree")
     ptonnx.compile_function([x], [pt.prod(x)])
-    a, b = pt.dvector("a"), pt.dvector("b")
-    with pytest.raises(IreeCompileError, match="the model has Loop .*per-trip outputs"):
-        ptonnx.compile_function([a, b, x], [pt.betainc(a, b, x)], runtime="iree")
+    m = pt.tensor("m", shape=(None, 3), dtype="float64")
+    _check([m], [pt.prod(m, axis=1), pt.prod(m[:, :2], axis=1)],
+           [np.array([[2.0, -0.0, 3.0], [np.inf, 1e300, 1e10], [np.nan, 1.0, 2.0], [0.5, 0.25, -8.0]])])
 
 
-def test_a_check_inside_a_loop_body_is_refused():
-    x = pt.dvector("x")
-    steps = pytensor.scan(lambda a: pt.sqrt(a), sequences=[x], return_updates=False)
+def test_a_per_trip_value_sized_only_inside_its_body_is_refused():
+    """IREE's Loop form writes per-trip values into a buffer allocated before the Loop: a size
+    the IR knows neither statically nor from an outer value is refused by name (docs/iree.md)."""
+    y0, e = pt.dvector("y0"), pt.dmatrix("e")
+    ys = pytensor.scan(lambda et, y: 0.5 * y + et, sequences=[e], outputs_info=[y0], return_updates=False)
+    with pytest.raises(IreeCompileError, match="per-trip value whose sizes are known only inside its body"):
+        ptonnx.compile_function([y0, e], [ys], runtime="iree")
+
+
+def test_scans_run_on_iree():
+    """A Loop for IREE has no per-trip outputs: each per-trip value is written into a buffer
+    carried through the Loop (`lowering/loop_buffers.py`). A scan of no trip IREE's runtime
+    refuses at the call ("Expected dim size > 0", a clear error, docs/iree.md)."""
+    y0, e = pt.tensor("y0", shape=(3,), dtype="float64"), pt.tensor("e", shape=(None, 3), dtype="float64")
+    ys = pytensor.scan(lambda et, y: 0.5 * y + et, sequences=[e], outputs_info=[y0], return_updates=False)
+    noise = np.random.default_rng(1).normal(size=(7, 3))
+    noise[2] = [np.inf, -0.0, np.nan]
+    start = np.array([1.0, -2.0, 5e-300])
+    cm = _check([y0, e], [ys, ys.sum()], [start, noise], [start, noise[:1]])
+    with pytest.raises(RuntimeMismatchError, match="Expected dim size > 0"):
+        cm(start, noise[:0])
+
+
+def test_a_loop_iree_cannot_compile_is_a_clear_refusal():
+    """A Loop whose carried value IREE 3.13's importer types apart from its initial value (here a
+    scan over `arange(3) + i` indexing a static vector, with a check in the body) ends as an
+    IreeCompileError naming IREE's reason, never a number (docs/iree.md); onnxruntime runs it."""
+    x = pt.tensor("x", shape=(4,), dtype="float64")
     i = pt.lscalar("i")
-    indexed = pytensor.scan(lambda k, v: v[k], sequences=[pt.arange(3) + i], non_sequences=[x], return_updates=False)
-    with pytest.raises(IreeCompileError, match="(?s)checks inside loop or branch bodies|the model has Loop"):
-        ptonnx.compile_function([x, i], [steps, indexed], runtime="iree")
+    indexed = pytensor.scan(lambda k, v: v[k] * 2.0, sequences=[pt.arange(3) + i], non_sequences=[x], return_updates=False)
+    with pytest.raises(IreeCompileError, match="(?s)IREE could not compile the model:.*unresolved materialization"):
+        ptonnx.compile_function([x, i], [indexed], runtime="iree")
+    ref = ptonnx.compile_function([x, i], [indexed])
+    np.testing.assert_array_equal(ref(np.array([1.0, -0.0, np.inf, 3.0]), np.asarray(1))[0], [-0.0, np.inf, 6.0])
 
 
 def test_an_unknown_runtime_is_refused():

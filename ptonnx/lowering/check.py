@@ -6,18 +6,26 @@ out of range, so onnxruntime stops the run with an error naming that Gather node
 with 1 the Gather's index is out of range. The node's name and the check's message
 go to the model's metadata (`CHECKS_KEY`), where `ptonnx.CompiledModel` finds them
 to raise the exception PyTensor raises. Other runtimes see an indexing error.
+
+For IREE (`ctx.target == "iree"`), whose Gather does not bound its index (it reads past the
+buffer), a check is its failure flag instead: what it guards is zeros where it failed (no
+later Gather reads out of range), the flag goes to `ctx.flags`, a Loop or If carries its
+bodies' flags out (`control_flow.py`), and the model reports each as an output after the
+user's (`FLAGS_KEY` names their checks), which `IreeModel.run` raises on.
 """
 
 from __future__ import annotations
 
 import json
 
-from onnx import TensorProto
+from onnx import TensorProto, helper
 
 from ptonnx.lowering.registry import emits
 
 #: metadata key: JSON {node name: {"message": ..., "exception": "module:qualname"}} (read by ptonnx.check_errors)
 CHECKS_KEY = "ptonnx.checks"
+#: metadata key (target "iree"): JSON [check node name, ...], the checks of the flag outputs in order
+FLAGS_KEY = "ptonnx.check_flags"
 
 
 def _all_true(ctx, value, name: str) -> str:
@@ -37,12 +45,15 @@ def emit_check(ctx, node, inputs):
         this = _all_true(ctx, value, name)
         ok = this if ok is None else ctx.emit1("And", [ok, this])
     failed = ctx.emit1("Cast", [ctx.emit1("Not", [ok])], to=TensorProto.INT64)
-    shape = ctx.emit1("Unsqueeze", [ctx.emit1("Shape", [x]), ctx.const([0], "axes_0")])
     check = ctx.unique("ptonnx_check")
     ctx.checks[check] = {
         "message": node.attrs["message"] + _where(node),
         "exception": node.attrs["exception"],
     }
+    if ctx.target == "iree":
+        ctx.flags.append((check, failed))
+        return ctx.emit("Where", [ok, x, ctx.emit1("CastLike", [ctx.scalar(0, "int64"), x])])
+    shape = ctx.emit1("Unsqueeze", [ctx.emit1("Shape", [x]), ctx.const([0], "axes_0")])
     guarded = ctx.emit1("Gather", [shape, failed], node_name=check, axis=0)
     return ctx.emit("Reshape", [x, guarded], allowzero=1)
 
@@ -54,4 +65,12 @@ def _where(node) -> str:
 
 
 def checks_metadata(ctx) -> dict[str, str]:
-    return {CHECKS_KEY: json.dumps(ctx.checks)} if ctx.checks else {}
+    meta = {CHECKS_KEY: json.dumps(ctx.checks)} if ctx.checks else {}
+    if ctx.flags:
+        meta[FLAGS_KEY] = json.dumps([check for check, _ in ctx.flags])
+    return meta
+
+
+def flag_outputs(ctx) -> list:
+    """The graph outputs of the checks' flags (target "iree"), after the user's."""
+    return [helper.make_tensor_value_info(flag, TensorProto.INT64, []) for _, flag in ctx.flags]

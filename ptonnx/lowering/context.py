@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 from onnx import helper
 
 from ptonnx.errors import LoweringError
 from ptonnx.ir import Value
+
+
+#: the runtimes lowering knows: each reads the default form, except where an emitter says
+TARGETS = ("onnxruntime", "iree")
 
 
 def onnx_dtype(dtype: str) -> int:
@@ -20,7 +25,9 @@ def onnx_dtype(dtype: str) -> int:
 class LowerContext:
     """Emits ONNX nodes for IR nodes; hands out unique, readable names."""
 
-    def __init__(self):
+    def __init__(self, target: str = "onnxruntime"):
+        #: the runtime the model is lowered for (`TARGETS`): an emitter may choose its form by it
+        self.target = target
         self.nodes: list[onnx.NodeProto] = []
         #: (name, array) of each initializer: the model's TensorProtos are filled once, at the end
         self.initializers: list[tuple[str, np.ndarray]] = []
@@ -35,13 +42,26 @@ class LowerContext:
         self.checks: dict[str, dict[str, str]] = {}
         #: (op type, inputs, output count, attributes) -> the outputs of the node already emitted
         self._emitted: dict[tuple, list[str]] = {}
+        #: target "iree": (check node name, int64 failure flag) of each check of this graph, its
+        #: bodies' carried out (`lowering/check.py`); the model reports them as outputs
+        self.flags: list[tuple[str, str]] = []
+        #: declarations of values whose type shape inference cannot find (a Loop's buffers)
+        self.infos: list[onnx.ValueInfoProto] = []
+        #: constants as Constant nodes of this graph, not initializers (a body lowered for IREE)
+        self._constant_nodes = False
 
     def child(self) -> LowerContext:
         """A context for a body graph: its own nodes and value names, but one namespace and
         one set of initializers with this one (a body reads them from the outer scope)."""
-        body = LowerContext()
+        body = LowerContext(self.target)
         body.initializers, body._taken, body._counters = self.initializers, self._taken, self._counters
-        body._small_consts, body.checks = self._small_consts, self.checks
+        body.checks = self.checks
+        if self.target == "iree":
+            # ONNX's shape inference does not read outer initializers' values inside a body (an
+            # Unsqueeze's axes), and IREE's importer reads a value of unknown rank as a scalar
+            body._constant_nodes = True
+        else:
+            body._small_consts = self._small_consts
         return body
 
     def unique(self, hint: str) -> str:
@@ -87,7 +107,13 @@ class LowerContext:
             if key in self._small_consts:
                 return self._small_consts[key]
         name = self.unique(hint)
-        self.initializers.append((name, array))
+        if self._constant_nodes:
+            self.nodes.append(helper.make_node("Constant", [], [name], name=self.unique("Constant_node"),
+                                               value=onnx.numpy_helper.from_array(array, name)))
+            self._produced.add(name)
+            self._op_of[name] = "Constant"
+        else:
+            self.initializers.append((name, array))
         if key is not None:
             self._small_consts[key] = name
         return name

@@ -18,6 +18,9 @@ them on a new axis; ONNX's reference evaluator concatenates (`np.vstack`: rank >
 lose the new axis). On vectors the two readings agree, so every runtime reads the same file.
 A size known neither statically nor from an outer value is carried out of the Loop as the
 last trip's shape (one more loop-carried value).
+
+For IREE (`ctx.target == "iree"`) a Loop has no per-trip outputs (`loop_buffers.py`), and an
+If's branches give their checks' failure flags as outputs (`lowering/check.py`).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ def _info(name: str, value, *, sizes: bool = True) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), shape)
 
 
-def build_loop(ctx, nodes, name: str, trip: str, cond_in: str, carried_in: list, outputs: list, inputs: list[str]) -> list[str]:
+def build_loop(ctx, nodes, name: str, trip: str, cond_in: str, carried_in: list, outputs: list, inputs: list[str],
+               value_info=()) -> list[str]:
     """The one ONNX `Loop` builder: a body of `nodes` taking (trip, cond_in, *carried_in: value
     infos) and giving `outputs` (value infos: keep going, carried, per-trip), run on `inputs`
     (trip count, condition, initial carried values); returns the Loop's output names."""
@@ -43,7 +47,7 @@ def build_loop(ctx, nodes, name: str, trip: str, cond_in: str, carried_in: list,
         nodes, ctx.unique(name),
         [helper.make_tensor_value_info(trip, onnx.TensorProto.INT64, []),
          helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []), *carried_in],
-        outputs,
+        outputs, value_info=list(value_info),
     )
     return ctx.emit("Loop", inputs, len(outputs) - 1, hint="loop", body=graph)
 
@@ -51,6 +55,10 @@ def build_loop(ctx, nodes, name: str, trip: str, cond_in: str, carried_in: list,
 def emit_loop(ctx, node, inputs):
     from ptonnx.lowering.lower import lower_body
 
+    if ctx.target == "iree":
+        from ptonnx.lowering.loop_buffers import emit_loop_buffered
+
+        return emit_loop_buffered(ctx, node, inputs)
     body, n_carried = node.attrs["body"], node.attrs["n_carried"]
     trip_count, cond, *args = inputs
     carried, invariants = args[:n_carried], args[n_carried:]
@@ -69,7 +77,8 @@ def emit_loop(ctx, node, inputs):
         return [*head, *shapes, *(inner.emit1("Reshape", [n, inner.ints([-1])]) if k in flat else n
                                   for k, n in enumerate(tail))]
 
-    nodes, outs = lower_body(ctx, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out", finish=finish)
+    inner, outs = lower_body(ctx, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out", finish=finish)
+    nodes = inner.nodes
     shape_infos = [helper.make_tensor_value_info(n, onnx.TensorProto.INT64, [len(per_trip[k].shape)]) for n, k in zip(shape_in, shaped, strict=True)]
     out_infos = [_info(n, v) for n, v in zip(outs[: 1 + n_carried], body.outputs[: 1 + n_carried], strict=True)]
     out_infos += [helper.make_tensor_value_info(n, onnx.TensorProto.INT64, [len(per_trip[k].shape)])
@@ -130,14 +139,27 @@ def emit_if(ctx, node, inputs):
     from ptonnx.lowering.lower import lower_body
 
     cond, *args = inputs
+    lowered = {key: lower_body(ctx, node.attrs[key], args, out_hint=f"{key.split('_')[0]}_out")
+               for key in ("then_body", "else_body")}
+    # the checks of either branch (target "iree"): each branch gives every flag, 0 where it has not that check
+    checks = list(dict.fromkeys(check for inner, _ in lowered.values() for check, _ in inner.flags))
     branches = {}
-    for key in ("then_body", "else_body"):
-        body = node.attrs[key]
-        nodes, outs = lower_body(ctx, body, args, out_hint=f"{key.split('_')[0]}_out")
+    for key, (inner, outs) in lowered.items():
+        body, have = node.attrs[key], dict(inner.flags)
+        flags = [have[c] if c in have else inner.emit1("Identity", [inner.scalar(0, "int64")], hint="no_failure")
+                 for c in checks]
         branches[key.replace("body", "branch")] = helper.make_graph(
-            nodes, ctx.unique(body.name), [], [_info(n, v) for n, v in zip(outs, body.outputs, strict=True)]
+            inner.nodes, ctx.unique(body.name), [],
+            [_info(n, v) for n, v in zip(outs, body.outputs, strict=True)] + [_flag_info(f) for f in flags],
+            value_info=inner.infos,
         )
-    return ctx.emit("If", [cond], len(node.outputs), hint="if", **branches)
+    results = ctx.emit("If", [cond], len(node.outputs) + len(checks), hint="if", **branches)
+    ctx.flags.extend(zip(checks, results[len(node.outputs):], strict=True))
+    return results[: len(node.outputs)]
+
+
+def _flag_info(name: str) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, onnx.TensorProto.INT64, [])
 
 
 # the bodies' ops are legalised one by one; Loop and If move values, they compute nothing

@@ -13,8 +13,8 @@ from ptonnx.ir import Graph, Value, format_node
 from ptonnx.ir.printer import describe_source
 from ptonnx.ir.registry import disallowed_dtypes
 from ptonnx.legality import node_rules
-from ptonnx.lowering.check import checks_metadata
-from ptonnx.lowering.context import LowerContext, onnx_dtype
+from ptonnx.lowering.check import checks_metadata, flag_outputs
+from ptonnx.lowering.context import TARGETS, LowerContext, onnx_dtype
 from ptonnx.lowering.registry import EMITTERS
 
 OPSET = 18
@@ -117,13 +117,14 @@ def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
 
 
 def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint: str = "body_out",
-               finish=None) -> tuple[list, list[str]]:
+               finish=None) -> tuple[LowerContext, list[str]]:
     """The nodes and output names of a body graph, its inputs bound to `input_names` (body inputs
     of the ONNX subgraph, or outer-scope names it reads). An output that a body node writes is
     that node's output; any other (an input, an outer value, a constant, a value listed twice)
     is copied by an Identity, as ONNX wants a subgraph's outputs written inside it. onnxruntime
     pays for each Identity on every trip of a loop. `finish(body_context, out_names) -> out_names`
-    may add nodes after the body's own (a Loop's flattened per-trip outputs)."""
+    may add nodes after the body's own (a Loop's flattened per-trip outputs). Returns the body's
+    context (its `nodes`, `flags`, `infos`) and its output names."""
     check_lowerable(graph)
     body = ctx.child()
     for v, n in zip(graph.inputs, input_names, strict=True):
@@ -138,11 +139,13 @@ def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint
             out_names.append(body.emit1("Identity", [have], out=body.unique(f"{out_hint}_{i}")))
     if finish is not None:
         out_names = finish(body, out_names)
-    return body.nodes, out_names
+    return body, out_names
 
 
-def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=None, weights: dict | None = None) -> onnx.ModelProto:
-    """`graph` as an ONNX model.
+def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=None, weights: dict | None = None,
+          target: str = "onnxruntime") -> onnx.ModelProto:
+    """`graph` as an ONNX model, in the form `target` (`context.TARGETS`) reads: "iree" has
+    Loops without per-trip outputs and checks as flag outputs after the user's.
 
     With a `weights` dict, a model too large for one protobuf message refers to its large
     tensors (`ptonnx.model_files`) and `weights` gets their arrays, uncopied; without one,
@@ -156,7 +159,9 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
     if not graph.outputs:
         raise LoweringError(f"graph {graph.name!r} has no outputs; an ONNX model needs at least one")
     check_lowerable(graph)
-    ctx = LowerContext()
+    if target not in TARGETS:
+        raise LoweringError(f"target={target!r}: lowering knows {', '.join(TARGETS)}")
+    ctx = LowerContext(target)
     inputs = []
     for i, v in enumerate(graph.inputs):
         n = ctx.name_of(v, f"input_{i}")
@@ -164,13 +169,14 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
 
     out_names = _claim_output_names(ctx, graph, output_names)
     _name_outputs(ctx, graph, out_names, emit_nodes(ctx, graph))
-    outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names, strict=True)]
+    outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names, strict=True)] + flag_outputs(ctx)
 
     read = _names_read(ctx.nodes)
     initializers = [(n, a) for n, a in ctx.initializers if n in read]  # an emitter may drop an optional input
     external = weights is not None and model_files.too_large((a for _, a in initializers), len(ctx.nodes))
     model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc, weights if external else None)
     model.graph.value_info.extend(_static_shapes(ctx, set(out_names)))
+    model.graph.value_info.extend(ctx.infos)
     for key, text in checks_metadata(ctx).items():
         model.metadata_props.add(key=key, value=text)
     return model
@@ -180,13 +186,21 @@ def _static_shapes(ctx, outputs: set[str]) -> list[onnx.ValueInfoProto]:
     """The type of every value a node writes whose IR shape is fully known. ONNX's shape
     inference loses sizes that pass through computed shapes (a Reshape to a Concat of
     dims); a consumer that needs static shapes (IREE rejects a ScatterElements on a
-    dynamically shaped Slice) gets them from here. onnxruntime checks them against its own."""
+    dynamically shaped Slice) gets them from here. onnxruntime checks them against its own.
+    For IREE, every value's rank and static sizes are declared."""
+    known = (lambda d: isinstance(d, int)) if ctx.target != "iree" else (lambda d: True)
     return [
-        _value_info(name, value)
+        _declared(name, value)
         for value, name in ctx.names()
         if value.producer is not None and ctx.is_produced(name) and name not in outputs
-        and all(isinstance(d, int) for d in value.shape)
+        and all(known(d) for d in value.shape)
     ]
+
+
+def _declared(name: str, value: Value) -> onnx.ValueInfoProto:
+    """A value's dtype, rank and static sizes (for IREE, whose importer needs every value's rank
+    and wants what is static of a shape alike on producer and consumer)."""
+    return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), [d if isinstance(d, int) else None for d in value.shape])
 
 
 def _names_read(nodes) -> set[str]:

@@ -55,8 +55,19 @@ def _rows(ctx, node, x: str):
     if all(isinstance(d, int) for d in sizes):
         k = ctx.ints([math.prod(sizes)])
     else:
-        k = ctx.emit1("ReduceProd", [dims_of(ctx, moved, x, len(kept), t.ndim)], keepdims=1)
+        k = _product(ctx, dims_of(ctx, moved, x, len(kept), t.ndim), len(sizes))
     return x, kept_shape, k, len(kept)
+
+
+def _product(ctx, dims: str, n: int) -> str:
+    """The product of the `n` sizes in `dims`, as a 1-vector: a ReduceProd, or for IREE (which
+    cannot compile ReduceProd) n - 1 Muls of its elements."""
+    if ctx.target != "iree":
+        return ctx.emit1("ReduceProd", [dims], keepdims=1)
+    k = ctx.emit1("Slice", [dims, ctx.ints([0]), ctx.ints([1])])
+    for i in range(1, n):
+        k = ctx.emit1("Mul", [k, ctx.emit1("Slice", [dims, ctx.ints([i]), ctx.ints([i + 1])])])
+    return k
 
 
 def _finish(ctx, node, result: str, kept_shape: str) -> list[str]:
@@ -74,11 +85,13 @@ def _int_sum(ctx, node, x: str) -> list[str]:
     return _finish(ctx, node, ctx.emit1("MatMul", [matrix, ones]), kept_shape)
 
 
-def _int_prod(ctx, node, x: str) -> list[str]:
-    """Multiply the two halves of the (kept..., K + 1) rows (the extra element a 1) until one is left."""
+def _tree_prod(ctx, node, x: str) -> list[str]:
+    """Multiply the two halves of the (kept..., K + 1) rows (the extra element a 1) until one is left.
+    (Integers everywhere; floats for IREE, which cannot compile ReduceProd: a product in another
+    order than onnxruntime's, so within a few ulp of it.)"""
     rows, kept_shape, k, axis = _rows(ctx, node, x)
     rows = ctx.emit1("Reshape", [rows, ctx.emit1("Concat", [kept_shape, k], axis=0)], allowzero=1)
-    one = ctx.emit1("Expand", [ctx.scalar(1, "int64"), ctx.emit1("Concat", [kept_shape, ctx.ints([1])], axis=0)])
+    one = ctx.emit1("Expand", [ctx.scalar(1, node.inputs[0].dtype), ctx.emit1("Concat", [kept_shape, ctx.ints([1])], axis=0)])
     rows = ctx.emit1("Concat", [rows, one], axis=axis)
     length = ctx.emit1("Add", [k, ctx.ints([1])])
     sizes = [d for i, d in enumerate(node.inputs[0].shape) if i in node.attrs["axes"]]
@@ -109,7 +122,10 @@ def _over_no_axes(emit):
 def emit_sum_prod(ctx, node, inputs):
     (x,) = inputs
     if node.inputs[0].dtype in INT_DTYPES:  # int64 here
-        return (_int_sum if node.op == "ReduceSum" else _int_prod)(ctx, node, x)
+        return (_int_sum if node.op == "ReduceSum" else _tree_prod)(ctx, node, x)
+    static = all(isinstance(node.inputs[0].shape[a], int) for a in node.attrs["axes"])
+    if node.op == "ReduceProd" and ctx.target == "iree" and static:  # iree-compile fails the tree at run-time sizes
+        return _tree_prod(ctx, node, x)
     return [_reduce(ctx, node.op, x, node.attrs["axes"], node.attrs["keepdims"])]
 
 

@@ -1,0 +1,162 @@
+"""A Loop without per-trip outputs: the form IREE reads (`lower(target="iree")`).
+
+IREE's ONNX importer (torch-mlir's `onnx.Loop` pattern) converts a Loop only without per-trip
+(scan) outputs, and types the loop's carried values as their initial values, so those must
+be exactly the body's input and output types. So:
+
+- each per-trip value is written by `ScatterND` at the trip number into a carried buffer of
+  (trip count, *per-trip sizes), allocated before the Loop; a Loop that may stop early also
+  carries how many trips ran, and its buffers are sliced to that after it;
+- a per-trip size known neither statically nor from an outer value (the state of an AR(1)
+  Scan over run-time sizes: a broadcast of two of them) is refused: sized from a first trip
+  run alone before (a one-trip Loop carrying out the shapes, flat or not, carried or read from
+  the outer scope), IREE 3.13 wrote the per-trip values at the wrong rows (docs/iree.md);
+- every initial value passes through a Reshape to its own shape declared with the body's
+  type (IREE's importer removes an Identity), and `iree_runtime.compile_model` keeps the
+  declared types over the more static ones ONNX's shape inference finds;
+- the body's checks (`lowering/check.py`) are carried out as failure flags (0 or 1, the
+  largest over the trips), which the enclosing graph reports in turn;
+- a for-like Loop (condition always true) has `cond_out = Identity(cond_in)`, the form the
+  importer turns into a counted loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+from onnx import helper
+
+from ptonnx.errors import LoweringError
+from ptonnx.lowering.context import onnx_dtype
+
+
+def emit_loop_buffered(ctx, node, inputs):
+    body, n_carried = node.attrs["body"], node.attrs["n_carried"]
+    trip_count, cond, *args = inputs
+    invariants = args[n_carried:]
+    per_trip = body.outputs[1 + n_carried:]
+    outer = _outer_dims(body, args)
+    late = [k for k, v in enumerate(per_trip) if any(not isinstance(d, int) and d not in outer for d in v.shape)]
+    carried = [_typed(ctx, name, _declared(v)) for name, v in zip(args[:n_carried], node.outputs[:n_carried], strict=True)]
+    if late:
+        v = per_trip[late[0]]
+        raise LoweringError(
+            f"a Loop ({body.name}) gives a per-trip value whose sizes are known only inside its body "
+            f"({v.name or 'unnamed'}: {v.type}); IREE's form of a Loop writes per-trip values into a buffer "
+            "allocated before it, and IREE 3.13 miscomputes every way tried to size it from a first trip "
+            "(docs/iree.md): give the value static sizes (pt.specify_shape), or use runtime='onnxruntime'")
+    rows, static_rows = _rows(ctx, node.inputs[0], trip_count)
+    types = [(onnx_dtype(v.dtype), [static_rows, *(d if isinstance(d, int) else None for d in v.shape)]) for v in per_trip]
+    buffers = [_typed(ctx, _zeros(ctx, outer, rows, v), helper.make_tensor_value_info("", *t)) for v, t in zip(per_trip, types, strict=True)]
+    results, checks = _loop(ctx, node, trip_count, cond, carried, invariants, buffers=buffers, types=types)
+    filled = results[n_carried: n_carried + len(per_trip)]
+    if len(results) > n_carried + len(per_trip) + len(checks):  # a Loop that may stop early: rows = trips run
+        count = ctx.emit1("Reshape", [results[n_carried + len(per_trip)], ctx.ints([1])])
+        filled = [ctx.emit1("Slice", [b, ctx.ints([0]), count, ctx.ints([0])]) for b in filled]
+    ctx.flags.extend(zip(checks, results[len(results) - len(checks):], strict=True))
+    return results[:n_carried] + filled
+
+
+def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants: list[str], *, buffers, types) -> tuple[list[str], list[str]]:
+    """The ONNX Loop of `node`'s body over `carried` (typed), writing the per-trip values into
+    `buffers`; returns the Loop's outputs (carried, buffers, trips run if it may stop early,
+    failure flags) and the names of the checks whose flags end them."""
+    from ptonnx.lowering.lower import lower_body
+
+    body, n_carried = node.attrs["body"], node.attrs["n_carried"]
+    for_like = _is_true(node.inputs[1]) and _is_true(body.outputs[0])
+    trip, cond_in = ctx.unique("trip"), ctx.unique("cond_in")
+    carried_in = [ctx.unique(f"{v.name or 'carried'}_in") for v in body.inputs[1: 1 + n_carried]]
+    inner, outs = lower_body(ctx, body, [trip, *carried_in, *invariants], out_hint=f"{body.name}_out")
+    going = inner.emit1("Identity", [cond_in], hint="cond_out") if for_like else outs[0]
+    per_trip = outs[1 + n_carried:]
+    declared = [_declared(v) for v in node.outputs[:n_carried]]
+    ins = [_named(n, t) for n, t in zip(carried_in, declared, strict=True)]
+    results = [_named(going, _declared(body.outputs[0]))] + [_named(n, t) for n, t in zip(outs[1: 1 + n_carried], declared, strict=True)]
+    initial = [trip_count, cond, *carried]
+    at = inner.emit1("Reshape", [trip, inner.ints([1, 1])], hint="at_trip")
+    for b, value, t in zip(buffers, per_trip, types, strict=True):
+        ins.append(helper.make_tensor_value_info(ctx.unique("per_trip_buffer_in"), *t))
+        update = inner.emit1("Unsqueeze", [value, inner.ints([0])])
+        results.append(helper.make_tensor_value_info(inner.emit1("ScatterND", [ins[-1].name, at, update], hint="per_trip_buffer"), *t))
+        initial.append(b)
+    if not for_like:
+        ins.append(_flag(ctx.unique("trips_in")))
+        results.append(_flag(inner.emit1("Add", [trip, inner.scalar(1, "int64")], hint="trips")))
+        initial.append(ctx.scalar(0, "int64"))
+    checks = [check for check, _ in inner.flags]
+    for _, failed in inner.flags:
+        ins.append(_flag(ctx.unique("failed_in")))
+        results.append(_flag(inner.emit1("Max", [ins[-1].name, failed], hint="failed")))
+        initial.append(ctx.scalar(0, "int64"))
+    graph = helper.make_graph(inner.nodes, ctx.unique(body.name),
+                              [helper.make_tensor_value_info(trip, onnx.TensorProto.INT64, []),
+                               helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []), *ins],
+                              results, value_info=inner.infos)
+    outputs = ctx.emit("Loop", initial, len(results) - 1, hint="loop", body=graph)
+    # ONNX's shape inference gives a Loop's results no shape where a body output's differs from
+    # its initial value's; IREE's importer would read them as scalars
+    ctx.infos.extend(_named(n, t) for n, t in zip(outputs, results[1:], strict=True))
+    return outputs, checks
+
+
+def _zeros(ctx, outer: dict, rows: str, value) -> str:
+    """Zeros of (rows, *the per-trip sizes), each static or an outer value's dim."""
+    sizes = [rows]
+    for d in value.shape:
+        if isinstance(d, int):
+            sizes.append(ctx.ints([d]))
+        else:
+            name, axis = outer[d]
+            sizes.append(ctx.emit1("Shape", [name], start=axis, end=axis + 1))
+    shape = ctx.emit1("Concat", sizes, axis=0)
+    zero = onnx.numpy_helper.from_array(np.zeros(1, dtype=value.dtype), "zero")
+    return ctx.emit1("ConstantOfShape", [shape], hint=f"{value.name or 'per_trip'}_buffer", value=zero)
+
+
+def _typed(ctx, name: str, info: onnx.ValueInfoProto) -> str:
+    """`name` as a value of exactly the type `info` declares (its static sizes may be forgotten): a
+    Reshape to its own shape, which IREE's importer types as declared (an Identity it removes)."""
+    typed = ctx.emit1("Reshape", [name, ctx.emit1("Shape", [name])], hint=f"{name}_typed")
+    ctx.infos.append(_named(typed, info))
+    return typed
+
+
+def _declared(value) -> onnx.ValueInfoProto:
+    """A value's type as the Loop declares it: its dtype, rank and static sizes."""
+    return helper.make_tensor_value_info("", onnx_dtype(value.dtype), [d if isinstance(d, int) else None for d in value.shape])
+
+
+def _named(name: str, info: onnx.ValueInfoProto) -> onnx.ValueInfoProto:
+    named = onnx.ValueInfoProto()
+    named.CopyFrom(info)
+    named.name = name
+    return named
+
+
+def _flag(name: str) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, onnx.TensorProto.INT64, [])
+
+
+def _outer_dims(body, args: list[str]) -> dict:
+    """{symbol: (outer name, axis)} for the body inputs' symbolic sizes an outer value gives."""
+    outer = {}
+    for inner, name in zip(body.inputs[1:], args, strict=True):
+        for k, d in enumerate(inner.shape):
+            if isinstance(d, str):
+                outer.setdefault(d, (name, k))
+    return outer
+
+
+def _is_true(value) -> bool:
+    return value.const is not None and bool(value.const.all())
+
+
+def _rows(ctx, trip_value, trip_count: str) -> tuple[str, int | None]:
+    """A buffer's rows: the trip count as a 1-vector (never below 0), and its static value if known."""
+    if trip_value.const is not None:
+        n = max(int(trip_value.const), 0)
+        return ctx.ints([n]), n
+    rows = ctx.emit1("Max", [trip_count, ctx.scalar(0, "int64")])
+    return ctx.emit1("Reshape", [rows, ctx.ints([1])], hint="rows"), None

@@ -52,7 +52,7 @@ def compiled_case(program: Program) -> Case:
     import ptonnx
 
     cm = ptonnx.compile_function(program.inputs, program.outputs)
-    return Case(program.name, cm.model, list(program.arrays), cm._checks)
+    return Case(program.name, cm.model, list(program.arrays), cm._checks, ir=cm.ir)
 
 
 def relative_error(actual: np.ndarray, expected: np.ndarray, atol: float = 0.0) -> float:

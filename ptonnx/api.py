@@ -13,7 +13,6 @@ import onnx
 from ptonnx.call import CallPlan
 from ptonnx.check_errors import read_checks
 from ptonnx.errors import (
-    LoweringError,
     PtonnxError,
     SignatureError,
 )
@@ -165,21 +164,12 @@ RUNTIMES = ("onnxruntime", "iree")
 
 
 def _with_iree(cm: CompiledModel) -> CompiledModel:
-    from ptonnx.iree_runtime import IreeCompileError, IreeModel
+    from ptonnx.iree_runtime import IreeCompileError, from_ir
 
     if cm.weights:
         raise IreeCompileError("a model over 2 GiB (external weights) is not compiled for IREE: use runtime='onnxruntime'")
     start = time.perf_counter()
-    from ptonnx.lowering import lower
-
-    # the IR lowered again in the form IREE reads (`lowering/control_flow.py`, `lowering/check.py`)
-    try:
-        model = lower(cm.ir, name=cm.model.graph.name, output_names=cm.output_names, target="iree")
-    except LoweringError as exc:
-        raise IreeCompileError(f"the model has no form IREE can compile: {exc}") from exc
-    cm.report.stages["lower for iree"] = time.perf_counter() - start
-    start = time.perf_counter()
-    cm._iree = IreeModel(model)
+    cm._iree = from_ir(cm.ir, cm.model.graph.name, cm.output_names)
     cm.report.stages["iree"] = time.perf_counter() - start
     return cm
 

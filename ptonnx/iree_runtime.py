@@ -250,6 +250,18 @@ def _bounded_compile(text: str) -> bytes:
     return process.stdout
 
 
+def from_ir(graph, name: str, output_names: list[str]) -> IreeModel:
+    """The IR lowered in the form IREE reads (`lower(target="iree")`), compiled by IREE."""
+    from ptonnx.errors import LoweringError
+    from ptonnx.lowering import lower
+
+    try:
+        model = lower(graph, name=name, output_names=output_names, target="iree")
+    except LoweringError as exc:
+        raise IreeCompileError(f"the model has no form IREE can compile: {exc}") from exc
+    return IreeModel(model)
+
+
 class IreeModel:
     """The model compiled by IREE, called with numpy arrays as `CompiledModel` feeds them."""
 

@@ -46,14 +46,16 @@ def emit_loop_buffered(ctx, node, inputs):
             f"({v.name or 'unnamed'}: {v.type}); IREE's form of a Loop writes per-trip values into a buffer "
             "allocated before it, and IREE 3.13 miscomputes every way tried to size it from a first trip "
             "(docs/iree.md): give the value static sizes (pt.specify_shape), or use runtime='onnxruntime'")
-    rows, static_rows = _rows(ctx, node.inputs[0], trip_count)
-    types = [(onnx_dtype(v.dtype), [static_rows, *(d if isinstance(d, int) else None for d in v.shape)]) for v in per_trip]
-    buffers = [_typed(ctx, _zeros(ctx, outer, rows, v), helper.make_tensor_value_info("", *t)) for v, t in zip(per_trip, types, strict=True)]
+    allocated, used = _rows(ctx, node.inputs[0], trip_count)
+    # rows unknown in the type, as the IR's (a buffer may be the graph's output)
+    types = [(onnx_dtype(v.dtype), [None, *(d if isinstance(d, int) else None for d in v.shape)]) for v in per_trip]
+    buffers = [_typed(ctx, _zeros(ctx, outer, allocated, v), helper.make_tensor_value_info("", *t)) for v, t in zip(per_trip, types, strict=True)]
     results, checks = _loop(ctx, node, trip_count, cond, carried, invariants, buffers=buffers, types=types)
     filled = results[n_carried: n_carried + len(per_trip)]
     if len(results) > n_carried + len(per_trip) + len(checks):  # a Loop that may stop early: rows = trips run
-        count = ctx.emit1("Reshape", [results[n_carried + len(per_trip)], ctx.ints([1])])
-        filled = [ctx.emit1("Slice", [b, ctx.ints([0]), count, ctx.ints([0])]) for b in filled]
+        used = ctx.emit1("Reshape", [results[n_carried + len(per_trip)], ctx.ints([1])])
+    if used is not None and per_trip:
+        filled = [ctx.emit1("Slice", [b, ctx.ints([0]), used, ctx.ints([0])]) for b in filled]
     ctx.flags.extend(zip(checks, results[len(results) - len(checks):], strict=True))
     return results[:n_carried] + filled
 
@@ -153,10 +155,13 @@ def _is_true(value) -> bool:
     return value.const is not None and bool(value.const.all())
 
 
-def _rows(ctx, trip_value, trip_count: str) -> tuple[str, int | None]:
-    """A buffer's rows: the trip count as a 1-vector (never below 0), and its static value if known."""
+def _rows(ctx, trip_value, trip_count: str) -> tuple[str, str | None]:
+    """A buffer's rows as a 1-vector: the trip count, at least 1 (IREE's runtime refuses an empty
+    buffer: "Expected dim size > 0"); and the rows to keep after the Loop (None: all)."""
     if trip_value.const is not None:
-        n = max(int(trip_value.const), 0)
-        return ctx.ints([n]), n
-    rows = ctx.emit1("Max", [trip_count, ctx.scalar(0, "int64")])
-    return ctx.emit1("Reshape", [rows, ctx.ints([1])], hint="rows"), None
+        n = int(trip_value.const)
+        return ctx.ints([max(n, 1)]), (None if n >= 1 else ctx.ints([0]))
+    allocated = ctx.emit1("Max", [trip_count, ctx.scalar(1, "int64")])
+    used = ctx.emit1("Max", [trip_count, ctx.scalar(0, "int64")])
+    return (ctx.emit1("Reshape", [allocated, ctx.ints([1])], hint="rows"),
+            ctx.emit1("Reshape", [used, ctx.ints([1])], hint="rows_used"))

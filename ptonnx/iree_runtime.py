@@ -291,6 +291,6 @@ class IreeModel:
         outputs = [np.asarray(r.to_host()) if hasattr(r, "to_host") else np.asarray(r) for r in results]
         outputs = [o.astype(np.uint32) if i in self._word_outputs else o for i, o in enumerate(outputs)]
         for name, flag in zip(self.check_names, outputs[self.n_outputs:], strict=True):
-            if flag:
+            if flag > 0:  # a Loop's flags start below 0 (`lowering/loop_buffers.py`)
                 raise check_exception(self.checks[name])
         return outputs[: self.n_outputs]

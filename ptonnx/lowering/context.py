@@ -49,6 +49,8 @@ class LowerContext:
         self.infos: list[onnx.ValueInfoProto] = []
         #: constants as Constant nodes of this graph, not initializers (a body lowered for IREE)
         self._constant_nodes = False
+        #: name -> array of each constant `const` made (`constant_value`)
+        self._values: dict[str, np.ndarray] = {}
 
     def child(self) -> LowerContext:
         """A context for a body graph: its own nodes and value names, but one namespace and
@@ -107,6 +109,7 @@ class LowerContext:
             if key in self._small_consts:
                 return self._small_consts[key]
         name = self.unique(hint)
+        self._values[name] = array
         if self._constant_nodes:
             self.nodes.append(helper.make_node("Constant", [], [name], name=self.unique("Constant_node"),
                                                value=onnx.numpy_helper.from_array(array, name)))
@@ -117,6 +120,10 @@ class LowerContext:
         if key is not None:
             self._small_consts[key] = name
         return name
+
+    def constant_value(self, name: str) -> np.ndarray | None:
+        """The array of a constant this context made, or None for any other value."""
+        return self._values.get(name)
 
     def ints(self, values) -> str:
         """An int64 initializer (axes, sizes, bounds)."""
@@ -134,6 +141,10 @@ class LowerContext:
         caller) is not emitted again: its outputs are returned. Emitters build small
         helper nodes (`Not(c)` for a Where, an index's `Shape`) per IR node, so two IR
         nodes over one value would otherwise repeat them; the IR's `cse` cannot see them."""
+        if self.target == "iree" and op_type == "Reshape" and isinstance(outputs, int):
+            folded = self._reshaped_constant(inputs, attributes)
+            if folded is not None:
+                return [folded]
         key = _key(op_type, inputs, outputs, attributes) if isinstance(outputs, int) and node_name is None else None
         if key is not None and key in self._emitted:
             return list(self._emitted[key])
@@ -146,6 +157,18 @@ class LowerContext:
         if key is not None:
             self._emitted[key] = list(outputs)
         return outputs
+
+    def _reshaped_constant(self, inputs: list[str], attributes: dict) -> str | None:
+        """A Reshape of a constant to a constant shape, as the reshaped constant (for IREE, which
+        folds such a Reshape wrongly where a scatter reads it: set_subtensor(x[2], 5.0) wrote the
+        index's bits, 1e-323, as the value)."""
+        data, shape = (self.constant_value(name) for name in inputs)
+        if data is None or shape is None:
+            return None
+        shape = [int(d) for d in shape]
+        if not attributes.get("allowzero", 0):
+            shape = [data.shape[i] if d == 0 else d for i, d in enumerate(shape)]
+        return self.const(data.reshape(shape), "reshaped")
 
     def producer_op(self, name: str) -> str | None:
         """The op type of the emitted node that writes `name` (None for inputs and initializers)."""

@@ -4,8 +4,9 @@ IREE's ONNX importer (torch-mlir's `onnx.Loop` pattern) converts a Loop only wit
 (scan) outputs, and types the loop's carried values as their initial values, so those must
 be exactly the body's input and output types. So:
 
-- each per-trip value is written by `ScatterND` at the trip number into a carried buffer of
-  (trip count, *per-trip sizes), allocated before the Loop; a Loop that may stop early also
+- each per-trip value is written flat by `ScatterND` at the trip number into a carried buffer
+  of (trip count, per-trip size), allocated before the Loop and reshaped after it to
+  (trips, *per-trip sizes) (IREE 3.13 dropped the writes into a (rows, 1, 1) buffer); a Loop that may stop early also
   carries how many trips ran, and its buffers are sliced to that after it;
 - a per-trip size known neither statically nor from an outer value (the state of an AR(1)
   Scan over run-time sizes: a broadcast of two of them) is refused: sized from a first trip
@@ -47,20 +48,32 @@ def emit_loop_buffered(ctx, node, inputs):
             "allocated before it, and IREE 3.13 miscomputes every way tried to size it from a first trip "
             "(docs/iree.md): give the value static sizes (pt.specify_shape), or use runtime='onnxruntime'")
     allocated, used = _rows(ctx, node.inputs[0], trip_count)
-    # rows unknown in the type, as the IR's (a buffer may be the graph's output)
-    types = [(onnx_dtype(v.dtype), [None, *(d if isinstance(d, int) else None for d in v.shape)]) for v in per_trip]
-    buffers = [_typed(ctx, _zeros(ctx, outer, allocated, v), helper.make_tensor_value_info("", *t)) for v, t in zip(per_trip, types, strict=True)]
-    results, checks = _loop(ctx, node, trip_count, cond, carried, invariants, buffers=buffers, types=types)
+    # each buffer is (rows, the per-trip value's size): IREE 3.13 dropped writes into a buffer with
+    # unit inner sizes ((rows, 1, 1)); rows are unknown in the type, as the IR's
+    sizes = [_sizes(ctx, outer, v) for v in per_trip]
+    flat = [_product(ctx, s) for s in sizes]
+    # a value of one element is a buffer of (rows,): IREE 3.13 dropped the writes of a (1, 1) update
+    # into a (rows, 1) buffer in a Loop with other per-trip values (level_trend_measurement_error's gradient)
+    stored = [_STORED.get(v.dtype, v.dtype) for v in per_trip]
+    types = [(onnx_dtype(d), [None] if f == 1 else [None, f if isinstance(f, int) else None]) for d, f in zip(stored, flat, strict=True)]
+    flat = [ctx.ints([] if f == 1 else [f]) if isinstance(f, int) else f for f in flat]
+    buffers = [_typed(ctx, _filled(ctx, allocated, f, d, k + 1), helper.make_tensor_value_info("", *t))
+               for k, (d, f, t) in enumerate(zip(stored, flat, types, strict=True))]
+    results, checks = _loop(ctx, node, trip_count, cond, carried, invariants, buffers=buffers, types=types, sizes=flat)
     filled = results[n_carried: n_carried + len(per_trip)]
     if len(results) > n_carried + len(per_trip) + len(checks):  # a Loop that may stop early: rows = trips run
         used = ctx.emit1("Reshape", [results[n_carried + len(per_trip)], ctx.ints([1])])
     if used is not None and per_trip:
         filled = [ctx.emit1("Slice", [b, ctx.ints([0]), used, ctx.ints([0])]) for b in filled]
+    rows = used if used is not None else allocated
+    filled = [ctx.emit1("Reshape", [b, ctx.emit1("Concat", [rows, *s], axis=0)], allowzero=1) for b, s in zip(filled, sizes, strict=True)]
+    filled = [ctx.emit1("Cast", [b], to=onnx_dtype(v.dtype)) if v.dtype in _STORED else b for b, v in zip(filled, per_trip, strict=True)]
     ctx.flags.extend(zip(checks, results[len(results) - len(checks):], strict=True))
     return results[:n_carried] + filled
 
 
-def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants: list[str], *, buffers, types) -> tuple[list[str], list[str]]:
+def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants: list[str], *, buffers, types,
+          sizes) -> tuple[list[str], list[str]]:
     """The ONNX Loop of `node`'s body over `carried` (typed), writing the per-trip values into
     `buffers`; returns the Loop's outputs (carried, buffers, trips run if it may stop early,
     failure flags) and the names of the checks whose flags end them."""
@@ -78,9 +91,14 @@ def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants:
     results = [_named(going, _declared(body.outputs[0]))] + [_named(n, t) for n, t in zip(outs[1: 1 + n_carried], declared, strict=True)]
     initial = [trip_count, cond, *carried]
     at = inner.emit1("Reshape", [trip, inner.ints([1, 1])], hint="at_trip")
-    for b, value, t in zip(buffers, per_trip, types, strict=True):
+    for b, value, t, size, v in zip(buffers, per_trip, types, sizes, body.outputs[1 + n_carried:], strict=True):
         ins.append(helper.make_tensor_value_info(ctx.unique("per_trip_buffer_in"), *t))
-        update = inner.emit1("Unsqueeze", [value, inner.ints([0])])
+        if v.dtype in _STORED:
+            value = inner.emit1("Cast", [value], to=t[0])
+        update = inner.emit1("Reshape", [value, inner.emit1("Concat", [inner.ints([1]), size], axis=0)], allowzero=1)
+        # declared: ONNX's inference inside a body cannot read an outer size's value (IREE's importer
+        # would take the update for a scalar and write nothing)
+        inner.infos.append(helper.make_tensor_value_info(update, t[0], [1, *t[1][1:]]))
         results.append(helper.make_tensor_value_info(inner.emit1("ScatterND", [ins[-1].name, at, update], hint="per_trip_buffer"), *t))
         initial.append(b)
     if not for_like:
@@ -88,10 +106,10 @@ def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants:
         results.append(_flag(inner.emit1("Add", [trip, inner.scalar(1, "int64")], hint="trips")))
         initial.append(ctx.scalar(0, "int64"))
     checks = [check for check, _ in inner.flags]
-    for _, failed in inner.flags:
+    for k, (_, failed) in enumerate(inner.flags):  # from -1, -2, ...: a flag is set when above 0
         ins.append(_flag(ctx.unique("failed_in")))
         results.append(_flag(inner.emit1("Max", [ins[-1].name, failed], hint="failed")))
-        initial.append(ctx.scalar(0, "int64"))
+        initial.append(ctx.scalar(-1 - k, "int64"))
     graph = helper.make_graph(inner.nodes, ctx.unique(body.name),
                               [helper.make_tensor_value_info(trip, onnx.TensorProto.INT64, []),
                                helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []), *ins],
@@ -103,24 +121,47 @@ def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants:
     return outputs, checks
 
 
-def _zeros(ctx, outer: dict, rows: str, value) -> str:
-    """Zeros of (rows, *the per-trip sizes), each static or an outer value's dim."""
-    sizes = [rows]
+def _sizes(ctx, outer: dict, value) -> list[str]:
+    """The per-trip value's sizes as 1-vectors: static, or an outer value's dim."""
+    sizes = []
     for d in value.shape:
         if isinstance(d, int):
             sizes.append(ctx.ints([d]))
         else:
             name, axis = outer[d]
             sizes.append(ctx.emit1("Shape", [name], start=axis, end=axis + 1))
-    shape = ctx.emit1("Concat", sizes, axis=0)
-    zero = onnx.numpy_helper.from_array(np.zeros(1, dtype=value.dtype), "zero")
-    return ctx.emit1("ConstantOfShape", [shape], hint=f"{value.name or 'per_trip'}_buffer", value=zero)
+    return sizes
+
+
+def _product(ctx, sizes: list[str]) -> int | str:
+    """The product of 1-vector sizes: an int where all are constants, else a 1-vector."""
+    known = [ctx.constant_value(s) for s in sizes]
+    if all(k is not None for k in known):
+        return int(np.prod([int(k[0]) for k in known], dtype=np.int64))
+    product = sizes[0]
+    for size in sizes[1:]:
+        product = ctx.emit1("Mul", [product, size])
+    return product
+
+
+#: per-trip dtypes a buffer stores as another (a buffer's fill is its own number: bool has two)
+_STORED = {"bool": "uint8"}
+
+
+def _filled(ctx, rows: str, size: str, dtype, fill: int) -> str:
+    """(rows, size) of `fill`: each buffer of a Loop starts as a value of its own (every row the
+    Loop keeps is written; the fill is never read). IREE 3.13 gave two buffers one storage when
+    their initial values were equal computations (level_trend_measurement_error's gradient)."""
+    value = onnx.numpy_helper.from_array(np.full(1, fill, dtype=dtype), "fill")
+    return ctx.emit1("ConstantOfShape", [ctx.emit1("Concat", [rows, size], axis=0)], hint="per_trip_buffer", value=value)
 
 
 def _typed(ctx, name: str, info: onnx.ValueInfoProto) -> str:
     """`name` as a value of exactly the type `info` declares (its static sizes may be forgotten): a
-    Reshape to its own shape, which IREE's importer types as declared (an Identity it removes)."""
-    typed = ctx.emit1("Reshape", [name, ctx.emit1("Shape", [name])], hint=f"{name}_typed")
+    Reshape to its own shape, which IREE's importer types as declared (an Identity it removes).
+    Each is a value of its own: torch-mlir's Loop conversion mixed up the results of a Loop given
+    one value as two initial values (two buffers' zeros, two failure flags' 0)."""
+    typed = ctx.emit("Reshape", [name, ctx.emit1("Shape", [name])], [ctx.unique(f"{name}_typed")])[0]
     ctx.infos.append(_named(typed, info))
     return typed
 

@@ -23,6 +23,7 @@ be exactly the body's input and output types. So:
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import onnx
 import onnx.numpy_helper
@@ -48,35 +49,72 @@ def emit_loop_buffered(ctx, node, inputs):
             "allocated before it, and IREE 3.13 miscomputes every way tried to size it from a first trip "
             "(docs/iree.md): give the value static sizes (pt.specify_shape), or use runtime='onnxruntime'")
     allocated, used = _rows(ctx, node.inputs[0], trip_count)
-    # each buffer is (rows, the per-trip value's size): IREE 3.13 dropped writes into a buffer with
-    # unit inner sizes ((rows, 1, 1)); rows are unknown in the type, as the IR's
     sizes = [_sizes(ctx, outer, v) for v in per_trip]
     flat = [_product(ctx, s) for s in sizes]
-    # a value of one element is a buffer of (rows,): IREE 3.13 dropped the writes of a (1, 1) update
-    # into a (rows, 1) buffer in a Loop with other per-trip values (level_trend_measurement_error's gradient)
-    stored = [_STORED.get(v.dtype, v.dtype) for v in per_trip]
-    types = [(onnx_dtype(d), [None] if f == 1 else [None, f if isinstance(f, int) else None]) for d, f in zip(stored, flat, strict=True)]
-    flat = [ctx.ints([] if f == 1 else [f]) if isinstance(f, int) else f for f in flat]
-    buffers = [_typed(ctx, _filled(ctx, allocated, f, d, k + 1), helper.make_tensor_value_info("", *t))
-               for k, (d, f, t) in enumerate(zip(stored, flat, types, strict=True))]
-    results, checks = _loop(ctx, node, trip_count, cond, carried, invariants, buffers=buffers, types=types, sizes=flat)
-    filled = results[n_carried: n_carried + len(per_trip)]
-    if len(results) > n_carried + len(per_trip) + len(checks):  # a Loop that may stop early: rows = trips run
-        used = ctx.emit1("Reshape", [results[n_carried + len(per_trip)], ctx.ints([1])])
-    if used is not None and per_trip:
-        filled = [ctx.emit1("Slice", [b, ctx.ints([0]), used, ctx.ints([0])]) for b in filled]
+    groups = _groups(ctx, per_trip, flat)
+    buffers = [_typed(ctx, _filled(ctx, allocated, g.total, g.dtype, k + 1), helper.make_tensor_value_info("", *g.type))
+               for k, g in enumerate(groups)]
+    results, checks = _loop(ctx, node, trip_count, cond, carried, invariants, buffers=buffers, groups=groups)
+    filled = results[n_carried: n_carried + len(groups)]
+    if len(results) > n_carried + len(groups) + len(checks):  # a Loop that may stop early: rows = trips run
+        used = ctx.emit1("Reshape", [results[n_carried + len(groups)], ctx.ints([1])])
     rows = used if used is not None else allocated
-    filled = [ctx.emit1("Reshape", [b, ctx.emit1("Concat", [rows, *s], axis=0)], allowzero=1) for b, s in zip(filled, sizes, strict=True)]
-    filled = [ctx.emit1("Cast", [b], to=onnx_dtype(v.dtype)) if v.dtype in _STORED else b for b, v in zip(filled, per_trip, strict=True)]
+    values: dict[int, str] = {}
+    for g, b in zip(groups, filled, strict=True):
+        if used is not None:
+            b = ctx.emit1("Slice", [b, ctx.ints([0]), used, ctx.ints([0])])
+        for k, start, end in g.columns:
+            column = b if len(g.columns) == 1 else ctx.emit1("Slice", [b, start, end, ctx.ints([1])])
+            column = ctx.emit1("Reshape", [column, ctx.emit1("Concat", [rows, *sizes[k]], axis=0)], allowzero=1)
+            values[k] = ctx.emit1("Cast", [column], to=onnx_dtype(per_trip[k].dtype)) if per_trip[k].dtype in _STORED else column
     ctx.flags.extend(zip(checks, results[len(results) - len(checks):], strict=True))
-    return results[:n_carried] + filled
+    return results[:n_carried] + [values[k] for k in range(len(per_trip))]
 
 
-def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants: list[str], *, buffers, types,
-          sizes) -> tuple[list[str], list[str]]:
-    """The ONNX Loop of `node`'s body over `carried` (typed), writing the per-trip values into
-    `buffers`; returns the Loop's outputs (carried, buffers, trips run if it may stop early,
-    failure flags) and the names of the checks whose flags end them."""
+@attrs.frozen
+class _Group:
+    """The per-trip values of one stored dtype, side by side in one buffer of (rows, total):
+    IREE 3.13 miscomputed Loops carrying several buffers (writes dropped, two buffers sharing
+    storage: level_trend_measurement_error's gradient); a total of 1 is a buffer of (rows,)."""
+    dtype: str
+    members: tuple  # (per-trip index, flat size as a 1-vector name)
+    total: str  # 1-vector (empty for a (rows,) buffer)
+    static_total: int | None
+    columns: tuple  # (per-trip index, start, end) as 1-vectors
+
+    @property
+    def vector(self) -> bool:
+        return self.static_total == 1 and len(self.members) == 1
+
+    @property
+    def type(self):
+        return onnx_dtype(self.dtype), [None, *([] if self.vector else [self.static_total])]
+
+
+def _groups(ctx, per_trip, flat) -> list[_Group]:
+    by_dtype: dict[str, list[int]] = {}
+    for k, v in enumerate(per_trip):
+        by_dtype.setdefault(_STORED.get(v.dtype, v.dtype), []).append(k)
+    groups = []
+    for dtype, members in by_dtype.items():
+        known = [flat[k] for k in members]
+        static_total = sum(known) if all(isinstance(f, int) for f in known) else None
+        names = [ctx.ints([f]) if isinstance(f, int) else f for f in known]  # each piece's length, a 1-vector
+        columns, start = [], ctx.ints([0])
+        for k, size in zip(members, names, strict=True):
+            end = ctx.emit1("Add", [start, size])
+            columns.append((k, start, end))
+            start = end
+        vector = static_total == 1 and len(members) == 1
+        total = ctx.ints([]) if vector else (ctx.ints([static_total]) if static_total is not None else start)
+        groups.append(_Group(dtype, tuple(zip(members, names, strict=True)), total, static_total, tuple(columns)))
+    return groups
+
+
+def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants: list[str], *, buffers, groups) -> tuple[list[str], list[str]]:
+    """The ONNX Loop of `node`'s body over `carried` (typed), writing each trip's per-trip values
+    as one row of each group's buffer; returns the Loop's outputs (carried, buffers, trips run if
+    it may stop early, failure flags) and the names of the checks whose flags end them."""
     from ptonnx.lowering.lower import lower_body
 
     body, n_carried = node.attrs["body"], node.attrs["n_carried"]
@@ -91,15 +129,20 @@ def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants:
     results = [_named(going, _declared(body.outputs[0]))] + [_named(n, t) for n, t in zip(outs[1: 1 + n_carried], declared, strict=True)]
     initial = [trip_count, cond, *carried]
     at = inner.emit1("Reshape", [trip, inner.ints([1, 1])], hint="at_trip")
-    for b, value, t, size, v in zip(buffers, per_trip, types, sizes, body.outputs[1 + n_carried:], strict=True):
-        ins.append(helper.make_tensor_value_info(ctx.unique("per_trip_buffer_in"), *t))
-        if v.dtype in _STORED:
-            value = inner.emit1("Cast", [value], to=t[0])
-        update = inner.emit1("Reshape", [value, inner.emit1("Concat", [inner.ints([1]), size], axis=0)], allowzero=1)
+    for b, g in zip(buffers, groups, strict=True):
+        ins.append(helper.make_tensor_value_info(ctx.unique("per_trip_buffer_in"), *g.type))
+        pieces = []
+        for k, size in g.members:
+            value = per_trip[k]
+            if body.outputs[1 + n_carried + k].dtype in _STORED:
+                value = inner.emit1("Cast", [value], to=g.type[0])
+            pieces.append(inner.emit1("Reshape", [value, size], allowzero=1))
+        row = pieces[0] if len(pieces) == 1 else inner.emit1("Concat", pieces, axis=0)
+        row = inner.emit1("Reshape", [row, inner.ints([1] if g.vector else [1, -1])])
         # declared: ONNX's inference inside a body cannot read an outer size's value (IREE's importer
-        # would take the update for a scalar and write nothing)
-        inner.infos.append(helper.make_tensor_value_info(update, t[0], [1, *t[1][1:]]))
-        results.append(helper.make_tensor_value_info(inner.emit1("ScatterND", [ins[-1].name, at, update], hint="per_trip_buffer"), *t))
+        # would take the row for a scalar and write nothing)
+        inner.infos.append(helper.make_tensor_value_info(row, g.type[0], [1, *g.type[1][1:]]))
+        results.append(helper.make_tensor_value_info(inner.emit1("ScatterND", [ins[-1].name, at, row], hint="per_trip_buffer"), *g.type))
         initial.append(b)
     if not for_like:
         ins.append(_flag(ctx.unique("trips_in")))

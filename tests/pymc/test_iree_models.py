@@ -23,9 +23,9 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 #: special functions (gammaln, psi; erfc), indexing and constant scatters, and a Kalman filter's Scan (a Loop
-#: in IREE's form: per-trip values written into carried buffers); bg_nbd (betaln) is run by the benchmark, not
+#: in IREE's form: per-trip values written into carried buffers), a GP (empty static values as constants); bg_nbd (betaln) is run by the benchmark, not
 #: here, to keep CI's run short
-@pytest.mark.parametrize("name", ["negative_binomial", "mixture", "censored_regression", "kalman_local_trend"])
+@pytest.mark.parametrize("name", ["negative_binomial", "mixture", "censored_regression", "kalman_local_trend", "gp_marginal"])
 def test_log_density_and_gradient_on_iree(name):
     model, pts, expected = built(name)
     cm = ptonnx.pymc.compile_logp(model, runtime="iree")

@@ -1,0 +1,101 @@
+"""The form `lower(target="iree")` writes is ONNX that onnxruntime runs to the default form's
+numbers: Loops without per-trip outputs (per-trip values in carried buffers), checks as flag
+outputs after the user's, products as Mul trees, empty static values as constants. These tests
+need no IREE: they hold the IREE form to onnxruntime's own evaluation (at both levels), so a
+wrong form is caught here and IREE's own bugs in `tests/test_iree.py`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+import ptonnx
+from ptonnx.lowering import lower
+from ptonnx.lowering.check import FLAGS_KEY
+from ptonnx.testing import ORT_LEVELS, assert_same, session_options
+
+
+def _iree_form(cm):
+    model = lower(cm.ir, name=cm.model.graph.name, output_names=cm.output_names, target="iree")
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _run(model, arrays, level):
+    session = ort.InferenceSession(model.SerializeToString(), session_options(level, quiet=True), providers=["CPUExecutionProvider"])
+    return session.run(None, dict(zip([i.name for i in model.graph.input], arrays, strict=True)))
+
+
+def _flags(model) -> list[str]:
+    return next((json.loads(p.value) for p in model.metadata_props if p.key == FLAGS_KEY), [])
+
+
+def _loops(graph):
+    for node in graph.node:
+        if node.op_type == "Loop":
+            yield node
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                yield from _loops(attribute.g)
+
+
+def _scan_programs():
+    e, y0 = pt.tensor("e", shape=(None, 3), dtype="float64"), pt.tensor("y0", shape=(3,), dtype="float64")
+    ys = pytensor.scan(lambda et, y: 0.5 * y + et, sequences=[e], outputs_info=[y0], return_updates=False)
+    total = pytensor.scan(lambda et, s: (s + et.sum(), pt.stack([s, et.max()]), et > 0), sequences=[e],
+                          outputs_info=[pt.constant(0.0, dtype="float64"), None, None], return_updates=False)
+    noise = np.random.default_rng(2).normal(size=(6, 3))
+    noise[1] = [np.inf, -0.0, np.nan]
+    noise[4] = [5e-324, -1e300, 1e-300]
+    start = np.array([1.0, -2.0, 5e-300])
+    return [([e, y0], [ys, ys.sum()], [noise, start]), ([e, y0], [ys], [noise[:0], start]),
+            ([e], list(total), [noise]), ([e], list(total), [noise[:0]])]
+
+
+@pytest.mark.parametrize("level", ORT_LEVELS)
+@pytest.mark.parametrize("case", range(4))
+def test_scans_in_the_iree_form_give_onnxruntimes_numbers(case, level):
+    inputs, outputs, arrays = _scan_programs()[case]
+    cm = ptonnx.compile_function(inputs, outputs)
+    model = _iree_form(cm)
+    for loop in _loops(model.graph):
+        assert len(loop.output) == len(loop.input) - 2, "a Loop of the IREE form has no per-trip outputs"
+    got = _run(model, arrays, level)
+    for k, expected in enumerate(cm(*arrays)):
+        assert_same(got[k], expected, f"output {k}")
+
+
+@pytest.mark.parametrize("level", ORT_LEVELS)
+def test_a_check_inside_a_loop_is_a_flag_output(level):
+    x, i = pt.tensor("x", shape=(4,), dtype="float64"), pt.lscalar("i")
+    indexed = pytensor.scan(lambda k, v: v[k] * 2.0, sequences=[pt.arange(3) + i], non_sequences=[x], return_updates=False)
+    cm = ptonnx.compile_function([x, i], [indexed])
+    model = _iree_form(cm)
+    assert len(_flags(model)) >= 1 and len(model.graph.output) == 1 + len(_flags(model))
+    values = np.array([1.0, -0.0, np.inf, 3.0])
+    for start, fails in ((0, False), (1, False), (-4, False), (2, True), (-5, True), (np.iinfo(np.int64).max - 1, True)):
+        got = _run(model, [values, np.asarray(start)], level)
+        assert any(f > 0 for f in got[1:]) == fails, f"start {start}"
+        if not fails:
+            assert_same(got[0], cm(values, np.asarray(start))[0], f"start {start}")
+
+
+@pytest.mark.parametrize("level", ORT_LEVELS)
+def test_products_and_empty_values_in_the_iree_form(level):
+    m = pt.tensor("m", shape=(None, 3), dtype="float64")
+    a = pt.tensor("a", shape=(4, 0), dtype="float64")
+    outputs = [pt.prod(m, axis=1), pt.prod(m[:, :2], axis=1), a @ a.T, (a * 2).sum(axis=1)]
+    cm = ptonnx.compile_function([m, a], outputs)
+    model = _iree_form(cm)
+    ops = {n.op_type for n in model.graph.node}
+    assert "ReduceProd" not in ops and "MatMul" not in ops
+    arrays = [np.array([[2.0, -0.0, 3.0], [np.inf, 1e300, 1e10], [np.nan, 1.0, 2.0], [0.5, 0.25, -8.0]]), np.zeros((4, 0))]
+    got = _run(model, arrays, level)
+    for k, expected in enumerate(cm(*arrays)):
+        assert_same(got[k], expected, f"output {k}")

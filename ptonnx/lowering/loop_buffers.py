@@ -64,7 +64,10 @@ def emit_loop_buffered(ctx, node, inputs):
         if used is not None:
             b = ctx.emit1("Slice", [b, ctx.ints([0]), used, ctx.ints([0])])
         for k, start, end in g.columns:
-            column = b if len(g.columns) == 1 else ctx.emit1("Slice", [b, start, end, ctx.ints([1])])
+            # a Gather of the columns: a Slice of them failed iree-compile ("LLVM Translation failed for
+            # operation: builtin.unrealized_conversion_cast", scan_custom_dist)
+            column = b if len(g.columns) == 1 else ctx.emit1("Gather", [b, ctx.emit1("Range", [
+                ctx.emit1("Squeeze", [start, ctx.ints([0])]), ctx.emit1("Squeeze", [end, ctx.ints([0])]), ctx.scalar(1, "int64")])], axis=1)
             column = ctx.emit1("Reshape", [column, ctx.emit1("Concat", [rows, *sizes[k]], axis=0)], allowzero=1)
             values[k] = ctx.emit1("Cast", [column], to=onnx_dtype(per_trip[k].dtype)) if per_trip[k].dtype in _STORED else column
     ctx.flags.extend(zip(checks, results[len(results) - len(checks):], strict=True))
@@ -89,6 +92,19 @@ class _Group:
     @property
     def type(self):
         return onnx_dtype(self.dtype), [None, *([] if self.vector else [self.static_total])]
+
+
+def _columns(inner, trip: str, start: str, end: str) -> str:
+    """ScatterND's indices [[trip, start], ..., [trip, end - 1]] (start, end: 1-vectors)."""
+    columns = inner.emit1("Range", [inner.emit1("Squeeze", [start, inner.ints([0])]), inner.emit1("Squeeze", [end, inner.ints([0])]),
+                                    inner.scalar(1, "int64")])
+    rows = inner.emit1("Expand", [trip, inner.emit1("Shape", [columns])])
+    return inner.emit1("Concat", [inner.emit1("Unsqueeze", [rows, inner.ints([1])]), inner.emit1("Unsqueeze", [columns, inner.ints([1])])], axis=1)
+
+
+def _static(ctx, size: str) -> int | None:
+    value = ctx.constant_value(size)
+    return None if value is None else int(value[0])
 
 
 def _groups(ctx, per_trip, flat) -> list[_Group]:
@@ -131,18 +147,20 @@ def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants:
     at = inner.emit1("Reshape", [trip, inner.ints([1, 1])], hint="at_trip")
     for b, g in zip(buffers, groups, strict=True):
         ins.append(helper.make_tensor_value_info(ctx.unique("per_trip_buffer_in"), *g.type))
-        pieces = []
-        for k, size in g.members:
+        written = ins[-1].name
+        for (k, size), (_, start, end) in zip(g.members, g.columns, strict=True):
             value = per_trip[k]
             if body.outputs[1 + n_carried + k].dtype in _STORED:
                 value = inner.emit1("Cast", [value], to=g.type[0])
-            pieces.append(inner.emit1("Reshape", [value, size], allowzero=1))
-        row = pieces[0] if len(pieces) == 1 else inner.emit1("Concat", pieces, axis=0)
-        row = inner.emit1("Reshape", [row, inner.ints([1] if g.vector else [1, -1])])
-        # declared: ONNX's inference inside a body cannot read an outer size's value (IREE's importer
-        # would take the row for a scalar and write nothing)
-        inner.infos.append(helper.make_tensor_value_info(row, g.type[0], [1, *g.type[1][1:]]))
-        results.append(helper.make_tensor_value_info(inner.emit1("ScatterND", [ins[-1].name, at, row], hint="per_trip_buffer"), *g.type))
+            if g.vector:
+                where, update = at, inner.emit1("Reshape", [value, inner.ints([1])])
+            else:  # (trip, start + j) for j < size: a Concat of the values into one row failed iree-compile
+                where, update = _columns(inner, trip, start, end), inner.emit1("Reshape", [value, size], allowzero=1)
+            # declared: ONNX's inference inside a body cannot read an outer size's value (IREE's importer
+            # would take the update for a scalar and write nothing)
+            inner.infos.append(helper.make_tensor_value_info(update, g.type[0], [1 if g.vector else _static(ctx, size)]))
+            written = inner.emit1("ScatterND", [written, where, update], hint="per_trip_buffer")
+        results.append(helper.make_tensor_value_info(written, *g.type))
         initial.append(b)
     if not for_like:
         ins.append(_flag(ctx.unique("trips_in")))

@@ -27,6 +27,7 @@ from onnx import helper, numpy_helper
 from ptonnx.check_errors import check_exception, read_checks, read_flags
 from ptonnx.errors import PtonnxError, RuntimeMismatchError
 from ptonnx.iree_words import WordsError, carried_in_int64
+from ptonnx.lowering.context import KEPT_TYPE
 
 #: iree-compile options: llvm-cpu, float64 kept, the host's vector units, libm linked
 COMPILE_FLAGS = (
@@ -206,16 +207,17 @@ def compile_model(model: onnx.ModelProto) -> bytes:
 
 
 def _declared_types_kept(model: onnx.ModelProto, inferred: onnx.ModelProto) -> onnx.ModelProto:
-    """`inferred` with the types `model` declares where inference found more static ones: IREE's
-    importer types a Loop's carried values as their initial values and needs them to be the
-    body's, which the lowering declares (`lowering/control_flow.py`); ONNX's inference refines
-    them from the values' producers (a known size that a trip will change)."""
+    """`inferred` with the types `model` declares to keep (`KEPT_TYPE`) where inference found more
+    static ones: IREE's importer types a Loop's carried values as their initial values and needs
+    them to be the body's, which the lowering declares (`lowering/loop_buffers.py`); ONNX's
+    inference refines them from the values' producers (a known size that a trip will change).
+    Every other type stays as inferred (weakening one, IREE failed to legalise a tensor.cast)."""
     _restore(model.graph, inferred.graph)
     return inferred
 
 
 def _restore(declared: onnx.GraphProto, inferred: onnx.GraphProto) -> None:
-    types = {v.name: v.type for v in [*declared.value_info, *declared.output]}
+    types = {v.name: v.type for v in [*declared.value_info, *declared.output] if v.doc_string == KEPT_TYPE}
     for v in [*inferred.value_info, *inferred.output]:
         if v.name in types:
             v.type.CopyFrom(types[v.name])

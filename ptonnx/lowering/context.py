@@ -13,6 +13,17 @@ from ptonnx.ir import Value
 
 #: the runtimes lowering knows: each reads the default form, except where an emitter says
 TARGETS = ("onnxruntime", "iree")
+#: the doc string of a declaration a consumer keeps over a more static type it infers (IREE's
+#: importer needs a Loop's carried values typed exactly as the body: `iree_runtime.compile_model`)
+KEPT_TYPE = "ptonnx: declared type kept"
+
+
+def kept(infos) -> list[onnx.ValueInfoProto]:
+    """`infos`, marked as declarations to keep (`KEPT_TYPE`)."""
+    infos = list(infos)
+    for info in infos:
+        info.doc_string = KEPT_TYPE
+    return infos
 
 
 def onnx_dtype(dtype: str) -> int:

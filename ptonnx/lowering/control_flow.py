@@ -28,7 +28,7 @@ from __future__ import annotations
 import onnx
 from onnx import helper
 
-from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.context import kept, onnx_dtype
 from ptonnx.lowering.registry import EMITTERS
 
 
@@ -151,7 +151,7 @@ def emit_if(ctx, node, inputs):
         branches[key.replace("body", "branch")] = helper.make_graph(
             inner.nodes, ctx.unique(body.name), [],
             [_info(n, v) for n, v in zip(outs, body.outputs, strict=True)] + [_flag_info(f) for f in flags],
-            value_info=inner.infos,
+            value_info=kept(inner.infos),
         )
     results = ctx.emit("If", [cond], len(node.outputs) + len(checks), hint="if", **branches)
     ctx.flags.extend(zip(checks, results[len(node.outputs):], strict=True))

@@ -30,7 +30,7 @@ import onnx.numpy_helper
 from onnx import helper
 
 from ptonnx.errors import LoweringError
-from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.context import kept, onnx_dtype
 
 
 def emit_loop_buffered(ctx, node, inputs):
@@ -173,8 +173,8 @@ def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants:
         initial.append(ctx.scalar(-1 - k, "int64"))
     graph = helper.make_graph(inner.nodes, ctx.unique(body.name),
                               [helper.make_tensor_value_info(trip, onnx.TensorProto.INT64, []),
-                               helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []), *ins],
-                              results, value_info=inner.infos)
+                               helper.make_tensor_value_info(cond_in, onnx.TensorProto.BOOL, []), *kept(ins)],
+                              kept(results), value_info=kept(inner.infos))
     outputs = ctx.emit("Loop", initial, len(results) - 1, hint="loop", body=graph)
     # ONNX's shape inference gives a Loop's results no shape where a body output's differs from
     # its initial value's; IREE's importer would read them as scalars

@@ -14,7 +14,8 @@ from ptonnx.ir.printer import describe_source
 from ptonnx.ir.registry import disallowed_dtypes
 from ptonnx.legality import node_rules
 from ptonnx.lowering.check import checks_metadata, flag_outputs
-from ptonnx.lowering.context import TARGETS, LowerContext, onnx_dtype
+from ptonnx.lowering.context import TARGETS, LowerContext, kept, onnx_dtype
+from ptonnx.lowering.known_zeros import known_zeros
 from ptonnx.lowering.registry import EMITTERS
 
 OPSET = 18
@@ -103,12 +104,10 @@ def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
     readable: dict[str, str] = {}  # a name an emitter made -> the IR value's name
     for node in graph:
         start = len(ctx.nodes)
-        if ctx.target == "iree" and _statically_zero(node):
-            # IREE 3.13's compiler crashes (SIGFPE) on a dispatch over a tensor of static size 0
-            for v in node.outputs:
-                ctx.bind(v, ctx.const(np.zeros(v.shape, v.dtype), v.name or "zeros"))
-            continue
-        produced = EMITTERS[node.op](ctx, node, [ctx.name_of(v) for v in node.inputs])
+        names = [ctx.name_of(v) for v in node.inputs]
+        produced = known_zeros(ctx, node, names) if ctx.target == "iree" else None
+        if produced is None:
+            produced = EMITTERS[node.op](ctx, node, names)
         if isinstance(produced, str):
             produced = [produced]
         if len(produced) != len(node.outputs):
@@ -119,16 +118,6 @@ def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
             if v.name and n in fresh and n not in readable:
                 readable[n] = ctx.unique(v.name)
     return readable
-
-
-def _statically_zero(node) -> bool:
-    """Every output of `node` has a static shape and is empty, or all zeros (a matrix product
-    over an inner size of 0): a constant (no value read, so no check is skipped)."""
-    if node.op in ("Check", "Loop", "If") or not all(all(isinstance(d, int) for d in v.shape) for v in node.outputs):
-        return False
-    if all(0 in v.shape for v in node.outputs):
-        return True
-    return node.op == "MatMul" and node.inputs[0].shape[-1:] == (0,)
 
 
 def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint: str = "body_out",
@@ -191,7 +180,7 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
     external = weights is not None and model_files.too_large((a for _, a in initializers), len(ctx.nodes))
     model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc, weights if external else None)
     model.graph.value_info.extend(_static_shapes(ctx, set(out_names)))
-    model.graph.value_info.extend(ctx.infos)
+    model.graph.value_info.extend(kept(ctx.infos))
     for key, text in checks_metadata(ctx).items():
         model.metadata_props.add(key=key, value=text)
     return model

@@ -65,7 +65,7 @@ def emit_loop(ctx, node, inputs):
     trip, cond_in = ctx.unique("trip"), ctx.unique("cond_in")
     carried_in = [ctx.unique(f"{v.name or 'carried'}_in") for v in body.inputs[1 : 1 + n_carried]]
     per_trip = body.outputs[1 + n_carried:]
-    outer = _outer_dims(body, args)
+    outer = outer_dims(body, args)
     # per-trip outputs to flatten, and those of them whose shape is carried out (a size not known outside)
     flat = [k for k, v in enumerate(per_trip) if len(v.shape) != 1]
     shaped = [k for k in flat if any(not isinstance(d, int) and d not in outer for d in per_trip[k].shape)]
@@ -105,7 +105,7 @@ def _flat_info(name: str, value) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), [size])
 
 
-def _outer_dims(body, args: list[str]) -> dict:
+def outer_dims(body, args: list[str]) -> dict:
     """{symbol: (outer name, axis)} for the body inputs' symbolic sizes an outer value gives."""
     outer = {}
     for inner, name in zip(body.inputs[1:], args, strict=True):

@@ -31,6 +31,7 @@ from onnx import helper
 
 from ptonnx.errors import LoweringError
 from ptonnx.lowering.context import kept, onnx_dtype
+from ptonnx.lowering.control_flow import outer_dims
 
 
 def emit_loop_buffered(ctx, node, inputs):
@@ -38,7 +39,7 @@ def emit_loop_buffered(ctx, node, inputs):
     trip_count, cond, *args = inputs
     invariants = args[n_carried:]
     per_trip = body.outputs[1 + n_carried:]
-    outer = _outer_dims(body, args)
+    outer = outer_dims(body, args)
     late = [k for k, v in enumerate(per_trip) if any(not isinstance(d, int) and d not in outer for d in v.shape)]
     carried = [_typed(ctx, name, _declared(v)) for name, v in zip(args[:n_carried], node.outputs[:n_carried], strict=True)]
     if late:
@@ -241,16 +242,6 @@ def _named(name: str, info: onnx.ValueInfoProto) -> onnx.ValueInfoProto:
 
 def _flag(name: str) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, onnx.TensorProto.INT64, [])
-
-
-def _outer_dims(body, args: list[str]) -> dict:
-    """{symbol: (outer name, axis)} for the body inputs' symbolic sizes an outer value gives."""
-    outer = {}
-    for inner, name in zip(body.inputs[1:], args, strict=True):
-        for k, d in enumerate(inner.shape):
-            if isinstance(d, str):
-                outer.setdefault(d, (name, k))
-    return outer
 
 
 def _is_true(value) -> bool:

@@ -1,6 +1,6 @@
 """Random draws: ptonnx's models against NumPy's Generator, and PyMC's posterior predictive.
 
-    python benchmarks/random.py [--write] [--rounds 7] [--draws 1000000] [--no-pymc] [--generator]
+    python benchmarks/random_draws.py [--write] [--rounds 7] [--draws 1000000] [--no-pymc] [--generator]
 
 Part 1: `--draws` float64 (int64 for counts) draws of each distribution, one compiled model
 each (parameters as inputs, the key an input), onnxruntime on one thread, against NumPy's
@@ -206,7 +206,7 @@ def main() -> None:
     import onnxruntime
     import pytensor
 
-    lines = ["# Random draws (`benchmarks/random.py`)", "",
+    lines = ["# Random draws (`benchmarks/random_draws.py`)", "",
              f"{datetime.date.today()}, commit {git_commit()}, {platform.machine()}, onnxruntime {onnxruntime.__version__} "
              f"(1 thread), pytensor {pytensor.__version__}, NumPy {np.__version__}; medians of {args.rounds} interleaved rounds.",
              "", f"## {args.draws:,} draws", "", *draws_table(args.draws, args.rounds)]

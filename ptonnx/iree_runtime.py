@@ -105,14 +105,6 @@ def for_iree(model: onnx.ModelProto) -> tuple[onnx.ModelProto, tuple[list[int], 
     del graph.node[:]
     constants = {t.name: t for t in model.graph.initializer}
     for node in model.graph.node:
-        if node.op_type == "Reshape" and all(name in constants for name in node.input) \
-                and 0 not in numpy_helper.to_array(constants[node.input[1]]):
-            # IREE folds a Reshape of a constant wrongly where a scatter reads it (set_subtensor(x[2], 5.0)
-            # wrote the index's bits, 1e-323, as the value): the reshaped constant is given to it instead
-            reshaped = numpy_helper.to_array(constants[node.input[0]]).reshape(numpy_helper.to_array(constants[node.input[1]]))
-            constants[node.output[0]] = numpy_helper.from_array(reshaped, node.output[0])
-            graph.initializer.append(constants[node.output[0]])
-            continue
         if node.op_type == "ScatterElements" and all(name in constants for name in node.input[1:]):
             graph.node.extend(_constant_scatter(node, constants, shapes, graph, len(graph.node)))
             continue

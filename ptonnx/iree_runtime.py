@@ -26,6 +26,7 @@ from onnx import helper, numpy_helper
 
 from ptonnx.check_errors import check_exception, read_checks, read_flags
 from ptonnx.errors import PtonnxError, RuntimeMismatchError
+from ptonnx.iree_call import IreeCall, Signature
 from ptonnx.iree_words import WordsError, carried_in_int64
 from ptonnx.lowering.context import KEPT_TYPE
 
@@ -262,29 +263,32 @@ class IreeModel:
     def __init__(self, model: onnx.ModelProto):
         """`model` lowered for IREE (`lowering.lower(target="iree")`)."""
         _, runtime, _, _ = _iree()
+        self.signature = Signature(model)
         compiled, (self._word_inputs, self._word_outputs) = for_iree(model)
         self.checks, self.check_names = read_checks(model), read_flags(model)
         self.vmfb = compile_model(compiled)
-        self.n_outputs = len(model.graph.output) - len(self.check_names)
         context = runtime.SystemContext(config=runtime.Config(DEVICE))
         try:
             context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
         except (IndexError, RuntimeError, ValueError) as exc:  # what IREE's Python binding raises for a refused module
             raise IreeCompileError(f"IREE's runtime would not load the compiled model: {str(exc).splitlines()[0]} "
                                    "(docs/iree.md); use runtime='onnxruntime' for it") from exc
-        self._function = context.modules.module[model.graph.name]
+        inputs, outputs = ([helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type) for v in values]
+                           for values in (compiled.graph.input, compiled.graph.output))
+        self._call = IreeCall(runtime, context, model.graph.name, inputs, outputs)
         self._context = context
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        arrays = self.signature.pack(arrays)
         arrays = [a.astype(np.int64) if i in self._word_inputs else a for i, a in enumerate(arrays)]
         try:
-            results = self._function(*arrays)
+            outputs = self._call(arrays)
         except Exception as exc:
             raise RuntimeMismatchError(f"IREE could not run the model on the inputs given: {str(exc).splitlines()[0]}") from exc
-        results = results if isinstance(results, tuple) else (results,)
-        outputs = [np.asarray(r.to_host()) if hasattr(r, "to_host") else np.asarray(r) for r in results]
         outputs = [o.astype(np.uint32) if i in self._word_outputs else o for i, o in enumerate(outputs)]
-        for name, flag in zip(self.check_names, outputs[self.n_outputs:], strict=True):
+        outputs = self.signature.unpack(outputs)
+        n_outputs = len(outputs) - len(self.check_names)
+        for name, flag in zip(self.check_names, outputs[n_outputs:], strict=True):
             if flag > 0:  # a Loop's flags start below 0 (`lowering/loop_buffers.py`)
                 raise check_exception(self.checks[name])
-        return outputs[: self.n_outputs]
+        return outputs[:n_outputs]

@@ -68,6 +68,18 @@ def test_elementwise():
     _check([x], outputs, [HARD], [np.zeros(0)], [np.linspace(-40, 40, 1001)])
 
 
+def test_inputs_and_outputs_packed_into_one_buffer_per_dtype():
+    """The IREE form's signature (`lowering/iree_signature.py`): static values of one dtype in one
+    buffer, the rest as they are; the user's arrays in, the user's arrays out (subnormal inputs
+    aside: IREE flushes them)."""
+    from tests.lowering.test_iree_form import _signature_program
+
+    inputs, outputs, arrays = _signature_program()
+    arrays[1] = np.asarray(2.5e-300)
+    _check(inputs, outputs, arrays, [np.asarray(1.0), np.asarray(-np.inf), np.ones((2, 3)), np.zeros(0), np.zeros(0),
+                                     np.asarray(-1), np.asarray(np.iinfo(np.int64).min), np.asarray(False)])
+
+
 def test_a_log_density_with_special_functions_and_its_gradient():
     """A negative binomial log-likelihood (what PyMC's NegativeBinomial computes) and its
     gradient: gammaln and, in the gradient, psi of a free dispersion."""

@@ -15,6 +15,7 @@ from ptonnx.ir.registry import disallowed_dtypes
 from ptonnx.legality import node_rules
 from ptonnx.lowering.check import checks_metadata, flag_outputs
 from ptonnx.lowering.context import TARGETS, LowerContext, kept, onnx_dtype
+from ptonnx.lowering.iree_signature import pack_signature
 from ptonnx.lowering.known_zeros import known_zeros
 from ptonnx.lowering.registry import EMITTERS
 
@@ -174,6 +175,9 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
     out_names = _claim_output_names(ctx, graph, output_names)
     _name_outputs(ctx, graph, out_names, emit_nodes(ctx, graph))
     outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names, strict=True)] + flag_outputs(ctx)
+    declared, signature = [], {}
+    if ctx.target == "iree":
+        inputs, outputs, declared, signature = pack_signature(ctx, inputs, outputs)
 
     read = _names_read(ctx.nodes)
     initializers = [(n, a) for n, a in ctx.initializers if n in read]  # an emitter may drop an optional input
@@ -181,7 +185,8 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
     model = _model(ctx.nodes, name or graph.name, inputs, outputs, initializers, doc, weights if external else None)
     model.graph.value_info.extend(_static_shapes(ctx, set(out_names)))
     model.graph.value_info.extend(kept(ctx.infos))
-    for key, text in checks_metadata(ctx).items():
+    model.graph.value_info.extend(declared)
+    for key, text in {**checks_metadata(ctx), **signature}.items():
         model.metadata_props.add(key=key, value=text)
     return model
 

@@ -16,6 +16,7 @@ import pytensor.tensor as pt
 import pytest
 
 import ptonnx
+from ptonnx.iree_call import Signature
 from ptonnx.lowering import lower
 from ptonnx.lowering.check import FLAGS_KEY
 from ptonnx.testing import ORT_LEVELS, assert_same, session_options
@@ -28,8 +29,12 @@ def _iree_form(cm):
 
 
 def _run(model, arrays, level):
+    """The IREE form's outputs in onnxruntime, its inputs and outputs packed and unpacked as
+    IREE's caller does (`iree_call.Signature`)."""
     session = ort.InferenceSession(model.SerializeToString(), session_options(level, quiet=True), providers=["CPUExecutionProvider"])
-    return session.run(None, dict(zip([i.name for i in model.graph.input], arrays, strict=True)))
+    signature = Signature(model)
+    packed = signature.pack([np.asarray(a) for a in arrays])
+    return signature.unpack(session.run(None, dict(zip([i.name for i in model.graph.input], packed, strict=True))))
 
 
 def _flags(model) -> list[str]:
@@ -99,3 +104,39 @@ def test_products_and_empty_values_in_the_iree_form(level):
     got = _run(model, arrays, level)
     for k, expected in enumerate(cm(*arrays)):
         assert_same(got[k], expected, f"output {k}")
+
+
+def _signature_program():
+    """Inputs of every kind the packing sorts: static float64 scalars and a matrix (packed),
+    a float64 vector of unknown size and an empty one (whole), int64 scalars (packed), a bool
+    (whole); outputs alike, one of them an input as it is, and a check's flag."""
+    a, b = pt.dscalar("a"), pt.dscalar("b")
+    m = pt.tensor("m", shape=(2, 3), dtype="float64")
+    v = pt.tensor("v", shape=(None,), dtype="float64")
+    empty = pt.tensor("empty", shape=(0,), dtype="float64")
+    i, j = pt.lscalar("i"), pt.lscalar("j")
+    flag = pt.tensor("flag", shape=(), dtype="bool")
+    outputs = [a * m, pt.switch(flag, a, b), v * b, m[0, i] + j, i * j, a, empty * 2.0, m.sum() > a, m.T]
+    arrays = [np.asarray(-0.0), np.asarray(5e-324), np.array([[1.0, np.nan, -np.inf], [1e308, 2.0, -3.0]]),
+              np.array([np.inf, -1e-310, 4.0]), np.zeros(0), np.asarray(2), np.asarray(np.iinfo(np.int64).max // 2),
+              np.asarray(True)]
+    return [a, b, m, v, empty, i, j, flag], outputs, arrays
+
+
+@pytest.mark.parametrize("level", ORT_LEVELS)
+def test_static_inputs_and_outputs_of_one_dtype_are_one_buffer(level):
+    inputs, outputs, arrays = _signature_program()
+    cm = ptonnx.compile_function(inputs, outputs)
+    model = _iree_form(cm)
+    kinds = [(onnx.helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type).name, len(i.type.tensor_type.shape.dim))
+             for i in model.graph.input]
+    # a, b, m packed; v and empty whole; i, j packed; flag whole
+    assert sorted(kinds) == sorted([("float64", 1), ("float64", 1), ("float64", 1), ("int64", 1), ("bool", 0)]), kinds
+    assert len(model.graph.output) < len(outputs), "the static float64 outputs are one buffer"
+    got = _run(model, arrays, level)
+    for k, expected in enumerate(cm(*arrays)):
+        assert_same(got[k], expected, f"output {k}")
+    bad = list(arrays)
+    bad[2] = np.zeros(5)
+    with pytest.raises(ptonnx.errors.RuntimeMismatchError, match="elements where the model takes 6"):
+        Signature(model).pack(bad)

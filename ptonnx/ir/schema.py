@@ -45,6 +45,12 @@ EACH = "each"
 
 #: the traits an op may have, and what reads each
 TRAITS = {
+    "elementwise": "each element of its result is computed from the operands' elements at the same place (broadcast "
+                   "NumPy's way) alone: read by passes/vectorise_loops.py (a per-trip computation over a sequence is the "
+                   "same ops over the whole sequence)",
+    "batchable": "given its first input with one more leading axis (its other inputs as they are) and its `axis` or "
+                 "`axes` attribute one higher, it computes the same for each index of that axis: read by "
+                 "passes/vectorise_loops.py",
     "layout": "moves or reinterprets data without arithmetic: legalise never widens it (legality.node_rules)",
     "no_fold": "constant folding leaves it alone (too costly in NumPy)",
     "nan_in_nan_out": "a NaN operand gives a NaN (float) result: read by ir/nan_flow.py and ir/ranges.py",

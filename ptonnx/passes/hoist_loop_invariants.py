@@ -115,11 +115,11 @@ def hoist(graph: Graph, loop: Node) -> int:
     for copy in reversed(copies):  # a copy only the body's rule needed: nothing outside reads it
         if not any(o.num_uses for o in copy.outputs):
             graph.remove(copy)
-    _drop_unread_invariants(graph, loop)
+    drop_unread_invariants(graph, loop)
     return len(invariant) - len(kept)
 
 
-def _drop_unread_invariants(graph: Graph, loop: Node) -> None:
+def drop_unread_invariants(graph: Graph, loop: Node) -> None:
     """Remove the read-only inputs the body no longer reads."""
     body, first = loop.attrs["body"], 1 + loop.attrs["n_carried"]
     keep = [i for i in range(first, len(body.inputs)) if body.inputs[i].num_uses]

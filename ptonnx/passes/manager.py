@@ -19,6 +19,7 @@ from ptonnx.passes.hoist_loop_invariants import HoistLoopInvariants
 from ptonnx.passes.layout import Layout
 from ptonnx.passes.range_facts import RangeFacts
 from ptonnx.passes.unify_dtypes import UnifyDtypes
+from ptonnx.passes.vectorise_loops import VectoriseLoops
 
 #: pass name -> factory; `resolve` turns names into pass objects
 PASSES: dict[str, type] = {
@@ -30,9 +31,10 @@ PASSES: dict[str, type] = {
     "range_facts": RangeFacts,
     "hoist_loop_invariants": HoistLoopInvariants,
     "layout": Layout,
+    "vectorise_loops": VectoriseLoops,
 }
 
-DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "range_facts", "layout", "cse", "hoist_loop_invariants", "dce")
+DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "range_facts", "layout", "cse", "hoist_loop_invariants", "vectorise_loops", "dce")
 
 
 #: names that are stages or options, not passes: what to do instead

@@ -106,7 +106,7 @@ def declare(name: str, *, semantics: Callable, inputs: tuple[str, ...], output: 
         dtypes={var: dtypes for var in set(inputs) | {output} if var not in ALL_DTYPES},
         type_rule=elementwise_type_rule(inputs, output),
         semantics=elementwise_semantics(semantics, inputs, output),
-        traits=traits,
+        traits=("elementwise", *traits),
         contents=contents,
         family=family,
         doc=doc,
@@ -260,6 +260,7 @@ define(
     type_rule=_cast_rule,
     semantics=_cast,
     attributes={"to": (str, REQUIRED)},
+    traits=("elementwise",),
     family="elementwise",
     doc="convert to dtype `to` (float to int truncates; nonzero to bool is True)",
 )

@@ -58,11 +58,11 @@ def _gather_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tens
 
 define("Slice", contents=dims.slice_contents, inputs=("x: T", "starts: int64", "ends: int64", "steps: int64"), outputs=("out: T",),
        dtypes={"T": ALL_DTYPES}, type_rule=_slice_rule, semantics=_slice, reads=("starts", "ends", "steps"),
-       attributes={"axes": (tuple, REQUIRED)}, traits=("layout",), family="indexing",
+       attributes={"axes": (tuple, REQUIRED)}, traits=("layout", "batchable"), family="indexing",
        doc="Python slicing start:end:step along each of `axes`")
 define("Gather", contents=dims.gather_contents, inputs=("x: T", "indices: Tind"), outputs=("out: T",), dtypes={"T": ALL_DTYPES, "Tind": INDEX_DTYPES},
        type_rule=_gather_rule, semantics=lambda x, indices, axis: np.take(x, indices, axis=axis),
-       attributes={"axis": (int, REQUIRED)}, traits=("layout",), family="indexing",
+       attributes={"axis": (int, REQUIRED)}, traits=("layout", "batchable"), family="indexing",
        doc="take `indices` along `axis` (negative ones count from the end)")
 
 

@@ -56,7 +56,7 @@ def reduction(op: str, *, ufunc, dtypes: frozenset[str]):
     """A reduction over `axes`: NumPy's `ufunc.reduce`, in the input's dtype."""
     rule, semantics = _reduction(op, ufunc)
     define(op, inputs=("x: T",), outputs=("out: T",), dtypes={"T": dtypes}, type_rule=rule, semantics=semantics,
-           attributes={"axes": (tuple, ()), "keepdims": (bool, False)}, family="reduction",
+           attributes={"axes": (tuple, ()), "keepdims": (bool, False)}, traits=("batchable",), family="reduction",
            doc=f"NumPy's `{ufunc.__name__}.reduce` over `axes`")
 
 
@@ -82,5 +82,6 @@ def _argmax(x, axis, keepdims, nan):
 
 
 define("ArgMax", inputs=("x: T",), outputs=("out: int64",), dtypes={"T": ALL_DTYPES}, type_rule=_argmax_rule,
-       semantics=_argmax, attributes={"axis": (int, 0), "keepdims": (bool, False), "nan": (str, "first")}, family="reduction",
+       semantics=_argmax, attributes={"axis": (int, 0), "keepdims": (bool, False), "nan": (str, "first")}, traits=("batchable",),
+       family="reduction",
        doc="index of the first largest element along `axis` (the first NaN, if any; with nan 'inf', NaN ranks as +inf)")

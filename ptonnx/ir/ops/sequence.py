@@ -38,7 +38,7 @@ def _sort(x, axis):
 
 for _name, _ufunc in (("CumSum", np.add), ("CumProd", np.multiply)):
     define(_name, inputs=("x: T",), outputs=("out: T",), dtypes={"T": NUMERIC_DTYPES}, type_rule=_axis_rule(_name),
-           semantics=_cumulative(_ufunc), attributes={"axis": (int, REQUIRED)}, family="sequence",
+           semantics=_cumulative(_ufunc), attributes={"axis": (int, REQUIRED)}, traits=("batchable",), family="sequence",
            doc=f"running {'sums' if _name == 'CumSum' else 'products'} along `axis` (NumPy's {_ufunc.__name__}.accumulate)")
 define("Sort", inputs=("x: T",), outputs=("values: T", "indices: int64"), dtypes={"T": ALL_DTYPES},
        type_rule=_axis_rule("Sort"), semantics=_sort, attributes={"axis": (int, REQUIRED)}, family="sequence",

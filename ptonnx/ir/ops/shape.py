@@ -175,10 +175,10 @@ define("Transpose", inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule
        traits=LAYOUT, family="shape", doc="permute axes")
 define("Unsqueeze", contents=dims.unsqueeze_contents, inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule=_unsqueeze_rule,
        semantics=lambda x, axes: np.expand_dims(x, axes), attributes={"axes": (tuple, REQUIRED)},
-       traits=LAYOUT, family="shape", doc="insert size-1 axes (positions in the output)")
+       traits=(*LAYOUT, "batchable"), family="shape", doc="insert size-1 axes (positions in the output)")
 define("Squeeze", contents=dims.squeeze_contents, inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule=_squeeze_rule,
        semantics=lambda x, axes: np.squeeze(x, axes) if axes else x, attributes={"axes": (tuple, REQUIRED)},
-       traits=LAYOUT, family="shape", doc="drop size-1 axes")
+       traits=(*LAYOUT, "batchable"), family="shape", doc="drop size-1 axes")
 define("Reshape", contents=dims.reshape_contents, inputs=("x: T", "shape: int64"), outputs=("out: T",), dtypes=ANY, type_rule=_reshape_rule,
        semantics=lambda x, shape: np.reshape(x, tuple(int(d) for d in shape)), reads=("shape",),
        traits=LAYOUT, family="shape", doc="NumPy reshape: -1 is inferred, 0 is an empty axis")

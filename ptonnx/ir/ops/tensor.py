@@ -55,7 +55,7 @@ def _matmul(x, y):
 
 
 define("Softmax", inputs=("x: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_softmax_rule,
-       semantics=_softmax, attributes={"axis": (int, REQUIRED)}, family="tensor",
+       semantics=_softmax, attributes={"axis": (int, REQUIRED)}, traits=("batchable",), family="tensor",
        doc="exp(x - max) / sum along one axis")
 define("MatMul", inputs=("a: T", "b: T"), outputs=("out: T",), dtypes={"T": MATMUL_DTYPES}, type_rule=_matmul_rule,
        semantics=_matmul, family="tensor", doc="NumPy matmul: batched, broadcasting, 1-D operands promoted")

@@ -1,14 +1,14 @@
 """Calling a model IREE compiled, at the lowest cost IREE's Python runtime offers.
 
-`iree.runtime.FunctionInvoker` (what `context.modules.module[name](...)` calls) costs ~25 µs
-over the VM's own invocation for a small model: it wraps every result in a `DeviceArray` and
-maps it through several Python layers. `IreeCall` does what it does with the runtime's own
+`iree.runtime.FunctionInvoker` (what `context.modules.module[name](...)` calls) costs 5.1 µs
+per input or output, twice this path's 2.5 (`benchmarks/results/iree_call.md`): it packs
+arguments and wraps every result in a `DeviceArray` through several Python layers. `IreeCall` does what it does with the runtime's own
 objects: one `allocate_buffer_copy` per input, `VmContext.invoke`, one `map` per output read
 through the buffer protocol (a third of `MappedMemory.asarray`'s cost) and copied (the mapping
 lives only as long as IREE's buffer). The lowering
 packs a model's static inputs and outputs of one dtype into one buffer each
 (`lowering/iree_signature.py`); `Signature` packs and unpacks the user's arrays. What both
-cost: `python -m benchmarks.iree_call`.
+cost: `python -m benchmarks.iree_call --write`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Target "iree": a model's static inputs, and its static outputs, of one dtype in one flat buffer.
 
-IREE's Python runtime pays per buffer of a call, not per byte: ~0.5 µs to pass an input
-(`allocate_buffer_copy`) and ~3 µs to read an output (`map`, then `asarray`), against ~10 µs
-for the whole call of a small log-density (`python -m benchmarks.iree_call`). A PyMC log-density
-with five parameters and their gradients has 5 inputs and 6 outputs; packed, it has one of
-each. Packing costs the model a Slice and a Reshape per input and a Reshape and a Concat per
+IREE's Python runtime pays per buffer of a call, not per byte: 2.5 µs for each input passed
+or output read on ptonnx's own call path (`iree_call.IreeCall`), against a floor of 10 µs for
+invoking a small model at all (`benchmarks/results/iree_call.md`). A PyMC log-density with
+five parameters and their gradients has 5 inputs and 6 outputs; packed, it has one of each
+(k = 20 parameters: 42 µs a call packed, 129 unpacked). Packing costs the model a Slice and a Reshape per input and a Reshape and a Concat per
 output group, which IREE fuses into their neighbours.
 
 Packed are the values whose shape is fully static (the caller's check of the static dims is

@@ -154,6 +154,26 @@ def _arith(fn: Callable[[int, int], int], identity: int | None = None, commutati
     return rule
 
 
+def _product(node, ins):
+    """The product of a 1-D value's elements (`ReduceProd` over axis 0, the size of the axes a
+    Reshape merges): known when the elements are, or when all but one are 1 (that one, named
+    or not)."""
+    (items,) = ins
+    if not isinstance(items, tuple) or node.attrs["axes"] != (0,):
+        return None
+    rest = [d for d in items if d != 1]
+    if not rest:
+        total = 1
+    elif len(rest) == 1:
+        total = rest[0]
+    elif all(isinstance(d, int) for d in rest):
+        total = int(np.prod(rest, dtype=object))
+        total = total if INT64.min <= total <= INT64.max else None
+    else:
+        total = None
+    return (total,) if node.attrs["keepdims"] else total
+
+
 def _cast(node, ins):
     return ins[0] if node.attrs["to"] in INT_DTYPES else None
 
@@ -180,6 +200,7 @@ add_contents = _arith(lambda a, b: a + b, identity=0, commutative=True)
 sub_contents = _arith(_sub, identity=0)
 mul_contents = _arith(lambda a, b: a * b, identity=1, commutative=True)
 floordiv_contents = _arith(_floordiv, identity=1)
+product_contents = _product
 max_contents = _arith(max)
 min_contents = _arith(min)
 neg_contents = _arith(lambda _, b: -b, unary=True)

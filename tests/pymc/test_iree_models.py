@@ -23,9 +23,11 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 #: special functions (gammaln, psi; erfc), indexing and constant scatters, and a Kalman filter's Scan (a Loop
-#: in IREE's form: per-trip values written into carried buffers), a GP (empty static values as constants); bg_nbd (betaln) is run by the benchmark, not
-#: here, to keep CI's run short
-@pytest.mark.parametrize("name", ["negative_binomial", "mixture", "censored_regression", "kalman_local_trend", "gp_marginal"])
+#: in IREE's form: per-trip values written into carried buffers), a GP (empty static values as constants), the
+#: SARIMAX filter (batched LU solves whose batch size IREE must see as static: `ir/dims.py`, ReduceProd); bg_nbd
+#: (betaln) is run by the benchmark, not here, to keep CI's run short
+@pytest.mark.parametrize("name", ["negative_binomial", "mixture", "censored_regression", "kalman_local_trend", "gp_marginal",
+                                  "sarimax_arma11"])
 def test_log_density_and_gradient_on_iree(name):
     model, pts, expected = built(name)
     cm = ptonnx.pymc.compile_logp(model, runtime="iree")

@@ -76,11 +76,21 @@ def _loop_body_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[T
         kept = tuple(o if b is not None and b == f else None for o, b, f in zip(args[i].shape, before.shape, after.shape, strict=True))
         out.append(TensorType(before.dtype, kept))
     dims = _dim_map(zip(body.inputs[1:], args, strict=True))
+    trips = _known_trips(body, a.get("trip_count"), a.get("cond"))
     for v in body.outputs[1 + n_carried:]:
         # a per-trip size known without running a trip (static, or an outer value's): also a
         # zero-trip loop's, as in PyTensor's Scan; the others are unknown (0 if no trip runs)
-        out.append(TensorType(v.dtype, (None, *(_outer_dim(d, dims) for d in v.shape))))
+        out.append(TensorType(v.dtype, (trips, *(_outer_dim(d, dims) for d in v.shape))))
     return out
+
+
+def _known_trips(body: Graph, trip_count, cond):
+    """How many trips a for-loop runs (its count known, its condition true and kept true by a
+    constant), or None: the per-trip values' leading size."""
+    keep_going = body.outputs[0].const
+    if isinstance(trip_count, int) and trip_count >= 0 and cond == 1 and keep_going is not None and bool(keep_going):
+        return trip_count
+    return None
 
 
 def per_trip_shape(body: Graph, value, arrays) -> tuple:
@@ -121,6 +131,7 @@ define(
     dtypes={},
     type_rule=_loop_body_rule,
     semantics=run_loop,
+    reads=("trip_count", "cond"),
     attributes={"body": (Graph, REQUIRED), "n_carried": (int, REQUIRED), "n_scan": (int, REQUIRED)},
     traits=("no_fold",),
     family="control",

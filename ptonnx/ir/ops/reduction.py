@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ptonnx.ir import dims
 from ptonnx.ir.ops.rules import need as _need
 from ptonnx.ir.schema import define
 from ptonnx.ir.types import ALL_DTYPES, NUMERIC_DTYPES, TensorType
@@ -52,16 +53,16 @@ def _reduction(op: str, ufunc):
     return rule, semantics
 
 
-def reduction(op: str, *, ufunc, dtypes: frozenset[str]):
+def reduction(op: str, *, ufunc, dtypes: frozenset[str], contents=None):
     """A reduction over `axes`: NumPy's `ufunc.reduce`, in the input's dtype."""
     rule, semantics = _reduction(op, ufunc)
-    define(op, inputs=("x: T",), outputs=("out: T",), dtypes={"T": dtypes}, type_rule=rule, semantics=semantics,
+    define(op, contents=contents, inputs=("x: T",), outputs=("out: T",), dtypes={"T": dtypes}, type_rule=rule, semantics=semantics,
            attributes={"axes": (tuple, ()), "keepdims": (bool, False)}, traits=("batchable",), family="reduction",
            doc=f"NumPy's `{ufunc.__name__}.reduce` over `axes`")
 
 
 reduction("ReduceSum", ufunc=np.add, dtypes=NUMERIC_DTYPES)
-reduction("ReduceProd", ufunc=np.multiply, dtypes=NUMERIC_DTYPES)
+reduction("ReduceProd", ufunc=np.multiply, dtypes=NUMERIC_DTYPES, contents=dims.product_contents)
 reduction("ReduceMax", ufunc=np.maximum, dtypes=ALL_DTYPES)
 reduction("ReduceMin", ufunc=np.minimum, dtypes=ALL_DTYPES)
 reduction("ReduceAll", ufunc=np.logical_and, dtypes=frozenset({"bool"}))

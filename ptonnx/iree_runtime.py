@@ -22,7 +22,7 @@ import subprocess
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
 from ptonnx.check_errors import check_exception, read_checks, read_flags
 from ptonnx.errors import PtonnxError, RuntimeMismatchError
@@ -78,14 +78,11 @@ def available() -> bool:
 
 
 def for_iree(model: onnx.ModelProto) -> tuple[onnx.ModelProto, tuple[list[int], list[int]]]:
-    """A copy of `model` (lowered for IREE) that IREE computes as onnxruntime does; the
-    positions of the inputs and outputs it carries as int64 that are uint32 (`iree_words`).
-
-    - Max, Min and Sign of floats give NaN for a NaN operand (IREE's drop it: max(nan, -inf)
-      is -inf there, Sign(nan) 0).
-    - TopK of floats (sort, argsort) at run-time sizes is refused: iree-compile cannot compile
-      it. At static sizes it runs (ptonnx's float sorts give TopK no NaN: IREE would put it first).
-    """
+    """`model` (lowered for IREE) with its uint32 words carried in int64 (`iree_words`, the one
+    change made after lowering: a dtype IREE's importer lacks across the whole graph), and the
+    positions of the inputs and outputs so carried; what IREE cannot compile is refused here
+    (`UNSUPPORTED`). Every other IREE form is the lowering's (`lowering/iree_forms.py` and the
+    modules it names)."""
     every = [*model.graph.node, *_body_nodes(model.graph)]
     unsupported = sorted({n.op_type for n in every if n.op_type in UNSUPPORTED})
     if unsupported:
@@ -99,74 +96,7 @@ def for_iree(model: onnx.ModelProto) -> tuple[onnx.ModelProto, tuple[list[int], 
     except WordsError as exc:
         raise IreeCompileError(f"{exc}: IREE has no uint32 tensors and ptonnx carries them as int64 only in straight-line "
                                "code with constant shifts; use runtime='onnxruntime'") from None
-    shapes = {v.name: [d.dim_value if d.HasField("dim_value") else None for d in v.type.tensor_type.shape.dim]
-              for v in [*typed.graph.value_info, *typed.graph.input] if v.type.tensor_type.HasField("shape")}
-    graph = onnx.GraphProto()
-    graph.CopyFrom(model.graph)
-    del graph.node[:]
-    constants = {t.name: t for t in model.graph.initializer}
-    for node in model.graph.node:
-        if node.op_type == "ScatterElements" and all(name in constants for name in node.input[1:]):
-            graph.node.extend(_constant_scatter(node, constants, shapes, graph, len(graph.node)))
-            continue
-        if node.op_type == "TopK" and dtypes.get(node.input[0]) in FLOATS and None in shapes.get(node.input[0], [None]):
-            raise IreeCompileError("the model sorts floats at sizes known only at run time (TopK: sort, argsort), which "
-                                   "iree-compile 3.13 cannot compile ('memref.alloca' op stack allocation size "
-                                   "overflows 64 bits): use runtime='onnxruntime', or give the sorted value a static shape")
-        graph.node.extend(_legal(node, dtypes, len(graph.node)))
-    copy = onnx.ModelProto()
-    copy.CopyFrom(model)
-    copy.graph.CopyFrom(graph)
-    return copy, tuple(words)
-
-
-def _constant_scatter(node, constants: dict, shapes: dict, graph, k: int) -> list:
-    """A ScatterElements of constant indices and updates into 1-D data of known length, as a
-    Where over constants: IREE folds the scatter itself wrongly (set_subtensor(x[2], 5.0)
-    wrote the index's bits, 1e-323, as the value). An add keeps the untouched elements as
-    they are (-0.0 + 0.0 would be +0.0); repeated indices of an add, or another reduction,
-    are refused."""
-    data = node.input[0]
-    reduction = next((helper.get_attribute_value(a) for a in node.attribute if a.name == "reduction"), b"none")
-    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
-    indices, updates = (numpy_helper.to_array(constants[name]) for name in node.input[1:])
-    shape = shapes.get(data)
-    if shape is None or len(shape) != 1 or shape[0] is None or indices.ndim != 1:
-        return [node]  # IREE scatters these right (a data length it does not know, the multi-dimensional case)
-    n = shape[0]
-    idx = np.where(indices < 0, indices + n, indices)
-    if reduction not in ("none", "add") or (reduction == "add" and len(np.unique(idx)) != len(idx)):
-        raise IreeCompileError(f"a constant scatter ({reduction}) IREE computes wrongly and ptonnx cannot rewrite; use runtime='onnxruntime'")
-    mask, full = np.zeros(n, bool), np.zeros(n, updates.dtype)
-    mask[idx] = True
-    full[idx] = updates
-    names = (f"iree_{k}_mask", f"iree_{k}_full")
-    graph.initializer.extend([numpy_helper.from_array(mask, names[0]), numpy_helper.from_array(full, names[1])])
-    if reduction == "none":
-        return [helper.make_node("Where", [names[0], names[1], data], [node.output[0]])]
-    return [helper.make_node("Add", [data, names[1]], [f"iree_{k}_sum"]),
-            helper.make_node("Where", [names[0], f"iree_{k}_sum", data], [node.output[0]])]
-
-
-FLOATS = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16}
-
-
-def _legal(node, dtypes: dict, k: int) -> list:
-    """`node` as IREE nodes (see `for_iree`); `k` keeps the new names unique."""
-    floats = all(dtypes.get(name) in FLOATS for name in node.input)
-    out = node.output[0] if node.output else ""
-    if node.op_type in ("Max", "Min") and floats and len(node.input) == 2:
-        a, b = node.input
-        inner = helper.make_node(node.op_type, [a, b], [f"iree_{k}_value"])
-        return [inner, helper.make_node("IsNaN", [a], [f"iree_{k}_nan_a"]), helper.make_node("IsNaN", [b], [f"iree_{k}_nan_b"]),
-                helper.make_node("Or", [f"iree_{k}_nan_a", f"iree_{k}_nan_b"], [f"iree_{k}_nan"]),
-                helper.make_node("Add", [a, b], [f"iree_{k}_sum"]),
-                helper.make_node("Where", [f"iree_{k}_nan", f"iree_{k}_sum", f"iree_{k}_value"], [out])]
-    if node.op_type == "Sign" and floats:
-        x = node.input[0]
-        return [helper.make_node("Sign", [x], [f"iree_{k}_sign"]), helper.make_node("IsNaN", [x], [f"iree_{k}_nan"]),
-                helper.make_node("Where", [f"iree_{k}_nan", x, f"iree_{k}_sign"], [out])]
-    return [node]
+    return model, tuple(words)
 
 
 def _body_nodes(graph):

@@ -11,6 +11,7 @@ from ptonnx.ir import get_schema
 from ptonnx.legality import rule
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.iree_forms import NAN_DROPPING, nan_kept
 from ptonnx.lowering.registry import emits
 from ptonnx.runtime_support import RUNTIME_WIDENING
 
@@ -181,6 +182,8 @@ def emit_direct(ctx, node, inputs):
         args = list(inputs)
         args[near] = ctx.const(node.inputs[near].const.reshape((1,) * (rank + 1)), "near_identity")
         return [ctx.emit1("Squeeze", [ctx.emit1(node.op, args), ctx.ints([0])])]
+    if ctx.target == "iree" and node.op in NAN_DROPPING and node.outputs[0].dtype in FLOAT_DTYPES:
+        return nan_kept(ctx, node.op, inputs)
     return ctx.emit(node.op, inputs)  # legalise widened the dtypes onnxruntime lacks (Max, Min of int16)
 
 

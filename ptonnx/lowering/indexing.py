@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ptonnx.ir.dims import contents
+from ptonnx.lowering.iree_forms import constant_scatter
 from ptonnx.lowering.registry import emits
 
 INT64_MIN = np.iinfo(np.int64).min
@@ -66,5 +67,7 @@ def emit_scatter_flat(ctx, node, inputs):
     flat_x = ctx.emit1("Reshape", [x, flat])
     flat_pos, flat_upd = (ctx.emit1("Reshape", [v, flat]) for v in (positions, updates))
     reduction = node.attrs["reduction"]
-    scattered = ctx.emit1("ScatterElements", [flat_x, flat_pos, flat_upd], axis=0, reduction=reduction)
+    scattered = constant_scatter(ctx, node, flat_x) if ctx.target == "iree" else None
+    if scattered is None:
+        scattered = ctx.emit1("ScatterElements", [flat_x, flat_pos, flat_upd], axis=0, reduction=reduction)
     return ctx.emit("Reshape", [scattered, ctx.emit1("Shape", [x])], allowzero=1)

@@ -24,6 +24,7 @@ from ptonnx.lowering.reduction import (
     ordered_uint64,
     unordered_uint64,
 )
+from ptonnx.lowering.iree_forms import refuse_float_sort
 from ptonnx.lowering.registry import emits
 
 
@@ -57,6 +58,8 @@ def emit_sort(ctx, node, inputs):
         x = ordered_uint64(ctx, x)
     k = dims_of(ctx, node.inputs[0].type, x, axis, axis + 1)
     if dtype in FLOATS:
+        if ctx.target == "iree":
+            refuse_float_sort(node)
         return _sort_floats(ctx, x, k, axis, dtype)
     values, indices = ctx.emit("TopK", [x, k], 2, axis=axis, largest=0, sorted=1)
     if dtype == "uint64":

@@ -140,3 +140,34 @@ def test_static_inputs_and_outputs_of_one_dtype_are_one_buffer(level):
     bad[2] = np.zeros(5)
     with pytest.raises(ptonnx.errors.RuntimeMismatchError, match="elements where the model takes 6"):
         Signature(model).pack(bad)
+
+
+def _ops(model) -> set[str]:
+    return {n.op_type for n in model.graph.node}
+
+
+@pytest.mark.parametrize("level", ORT_LEVELS)
+def test_nan_keeping_max_min_sign_and_constant_scatters_in_the_iree_form(level):
+    """`lowering/iree_forms.py`: float Max, Min and Sign select NaN where an operand is NaN (IREE's
+    kernels drop it); a scatter of constants into static data is a Where over constants (IREE
+    folds the scatter wrongly); the numbers are the default form's."""
+    x, y = pt.tensor("x", shape=(6,), dtype="float64"), pt.tensor("y", shape=(6,), dtype="float64")
+    outputs = [pt.maximum(x, y), pt.minimum(x, y), pt.sign(x), pt.set_subtensor(x[2], 5.0), pt.inc_subtensor(x[-1], 1.5),
+               pt.set_subtensor(x[[0, 4]], np.array([7.0, np.nan])), pt.inc_subtensor(x[1:3], np.array([-0.0, 2.0]))]
+    cm = ptonnx.compile_function([x, y], outputs)
+    model = _iree_form(cm)
+    assert "ScatterElements" not in _ops(model) and "IsNaN" in _ops(model)
+    assert "ScatterElements" in _ops(cm.model) and "IsNaN" not in _ops(cm.model), "the default form is unchanged"
+    arrays = [np.array([np.nan, 1.0, -np.inf, 2.0, -0.0, 0.0]), np.array([-np.inf, np.nan, np.nan, 1.0, 0.0, -0.0])]
+    got = _run(model, arrays, level)
+    for k, expected in enumerate(cm(*arrays)):
+        assert_same(got[k], expected, f"output {k}")
+
+
+def test_a_float_sort_of_run_time_size_has_no_iree_form():
+    v = pt.dvector("v")
+    cm = ptonnx.compile_function([v], [pt.sort(v)])
+    with pytest.raises(ptonnx.errors.LoweringError, match="sorts floats at sizes known only at run time"):
+        _iree_form(cm)
+    m = pt.tensor("m", shape=(3, 4), dtype="float64")
+    assert "TopK" in _ops(_iree_form(ptonnx.compile_function([m], [pt.sort(m, axis=1)])))

@@ -4,8 +4,8 @@
 per input or output, twice this path's 2.5 (`benchmarks/results/iree_call.md`): it packs
 arguments and wraps every result in a `DeviceArray` through several Python layers. `IreeCall` does what it does with the runtime's own
 objects: one `allocate_buffer_copy` per input, `VmContext.invoke`, one `map` per output read
-through the buffer protocol (a third of `MappedMemory.asarray`'s cost) and copied (the mapping
-lives only as long as IREE's buffer). The lowering
+through the buffer protocol (not `MappedMemory.asarray`, which costs more) and copied (the
+mapping lives only as long as IREE's buffer). The lowering
 packs a model's static inputs and outputs of one dtype into one buffer each
 (`lowering/iree_signature.py`); `Signature` packs and unpacks the user's arrays. What both
 cost: `python -m benchmarks.iree_call --write`.

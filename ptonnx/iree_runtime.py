@@ -27,7 +27,6 @@ from onnx import helper
 from ptonnx.check_errors import check_exception, read_checks, read_flags
 from ptonnx.errors import PtonnxError, RuntimeMismatchError
 from ptonnx.iree_call import IreeCall, Signature
-from ptonnx.iree_words import WordsError, carried_in_int64
 from ptonnx.lowering.context import KEPT_TYPE
 
 #: iree-compile options: llvm-cpu, float64 kept, the host's vector units, libm linked
@@ -77,26 +76,15 @@ def available() -> bool:
     return True
 
 
-def for_iree(model: onnx.ModelProto) -> tuple[onnx.ModelProto, tuple[list[int], list[int]]]:
-    """`model` (lowered for IREE) with its uint32 words carried in int64 (`iree_words`, the one
-    change made after lowering: a dtype IREE's importer lacks across the whole graph), and the
-    positions of the inputs and outputs so carried; what IREE cannot compile is refused here
-    (`UNSUPPORTED`). Every other IREE form is the lowering's (`lowering/iree_forms.py` and the
-    modules it names)."""
+def refuse_unsupported(model: onnx.ModelProto) -> None:
+    """Refuse, before iree-compile runs, a model with an op IREE cannot compile (`UNSUPPORTED`).
+    Every IREE form is the lowering's (`lowering/iree_forms.py` and the modules it names) or the
+    carrying's (`passes/carry_dtypes.py`)."""
     every = [*model.graph.node, *_body_nodes(model.graph)]
     unsupported = sorted({n.op_type for n in every if n.op_type in UNSUPPORTED})
     if unsupported:
         raise IreeCompileError(f"the model has {unsupported[0]} (ONNX): {UNSUPPORTED[unsupported[0]]}; use "
                                "runtime='onnxruntime' for it")
-    typed = onnx.shape_inference.infer_shapes(model, data_prop=True)
-    dtypes = {v.name: v.type.tensor_type.elem_type for v in [*typed.graph.value_info, *typed.graph.input, *typed.graph.output]}
-    dtypes.update({t.name: t.data_type for t in typed.graph.initializer})
-    try:
-        model, *words = carried_in_int64(model, dtypes)
-    except WordsError as exc:
-        raise IreeCompileError(f"{exc}: IREE has no uint32 tensors and ptonnx carries them as int64 only in straight-line "
-                               "code with constant shifts; use runtime='onnxruntime'") from None
-    return model, tuple(words)
 
 
 def _body_nodes(graph):
@@ -175,28 +163,56 @@ def _bounded_compile(text: str) -> bytes:
     return process.stdout
 
 
-def from_ir(graph, name: str, output_names: list[str]) -> IreeModel:
-    """The IR lowered in the form IREE reads (`lower(target="iree")`), compiled by IREE."""
+def iree_form(graph, name: str, output_names: list[str]) -> tuple[onnx.ModelProto, Boundary]:
+    """The model IREE compiles: the IR with the dtypes IREE lacks carried (`passes/carry_dtypes.py`,
+    on a copy: `graph` is left as it was), lowered in the form IREE reads (`lower(target="iree")`);
+    and the boundary its carried inputs and outputs cross. Needs no IREE (tests run it in onnxruntime)."""
     from ptonnx.errors import LoweringError
     from ptonnx.lowering import lower
+    from ptonnx.passes.carry_dtypes import CarryError, carried
 
     try:
-        model = lower(graph, name=name, output_names=output_names, target="iree")
-    except LoweringError as exc:
-        raise IreeCompileError(f"the model has no form IREE can compile: {exc}") from exc
-    return IreeModel(model)
+        form = carried(graph, "iree")
+        model = lower(form.graph, name=name, output_names=output_names, target="iree")
+    except (CarryError, LoweringError) as exc:
+        advice = "" if "runtime='onnxruntime'" in str(exc) else "; use runtime='onnxruntime'"
+        raise IreeCompileError(f"the model has no form IREE can compile: {exc}{advice}") from exc
+    return model, Boundary({i: form.graph.inputs[i].dtype for i in form.inputs}, {i: graph.outputs[i].dtype for i in form.outputs})
+
+
+def from_ir(graph, name: str, output_names: list[str]) -> IreeModel:
+    """`iree_form`, compiled by IREE."""
+    return IreeModel(*iree_form(graph, name, output_names))
+
+
+class Boundary:
+    """The user's arrays of the dtypes IREE's copy carries in int64 (`passes/carry_dtypes.py`):
+    converted on the way in and back on the way out, bit for bit (uint64 from 2**63 on is the
+    negative int64 of its bits, as the copy holds it)."""
+
+    def __init__(self, inputs: dict[int, str] | None = None, outputs: dict[int, str] | None = None):
+        #: input position -> the dtype it is carried in; output position -> the user's dtype
+        self.inputs, self.outputs = inputs or {}, outputs or {}
+
+    def enter(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        return [np.asarray(a).astype(self.inputs[i]) if i in self.inputs else a for i, a in enumerate(arrays)]
+
+    def leave(self, outputs: list[np.ndarray]) -> list[np.ndarray]:
+        return [o.astype(self.outputs[i]) if i in self.outputs else o for i, o in enumerate(outputs)]
 
 
 class IreeModel:
     """The model compiled by IREE, called with numpy arrays as `CompiledModel` feeds them."""
 
-    def __init__(self, model: onnx.ModelProto):
-        """`model` lowered for IREE (`lowering.lower(target="iree")`)."""
+    def __init__(self, model: onnx.ModelProto, boundary: Boundary | None = None):
+        """`model` lowered for IREE (`lowering.lower(target="iree")`); `boundary`: the user's arrays
+        its inputs and outputs carry in wider dtypes."""
         _, runtime, _, _ = _iree()
+        refuse_unsupported(model)
         self.signature = Signature(model)
-        compiled, (self._word_inputs, self._word_outputs) = for_iree(model)
+        self.boundary = boundary or Boundary()
         self.checks, self.check_names = read_checks(model), read_flags(model)
-        self.vmfb = compile_model(compiled)
+        self.vmfb = compile_model(model)
         context = runtime.SystemContext(config=runtime.Config(DEVICE))
         try:
             context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, self.vmfb))
@@ -204,19 +220,17 @@ class IreeModel:
             raise IreeCompileError(f"IREE's runtime would not load the compiled model: {str(exc).splitlines()[0]} "
                                    "(docs/iree.md); use runtime='onnxruntime' for it") from exc
         inputs, outputs = ([helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type) for v in values]
-                           for values in (compiled.graph.input, compiled.graph.output))
+                           for values in (model.graph.input, model.graph.output))
         self._call = IreeCall(runtime, context, model.graph.name, inputs, outputs)
         self._context = context
 
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        arrays = self.signature.pack(arrays)
-        arrays = [a.astype(np.int64) if i in self._word_inputs else a for i, a in enumerate(arrays)]
+        arrays = self.signature.pack(self.boundary.enter(arrays))
         try:
             outputs = self._call(arrays)
         except Exception as exc:
             raise RuntimeMismatchError(f"IREE could not run the model on the inputs given: {str(exc).splitlines()[0]}") from exc
-        outputs = [o.astype(np.uint32) if i in self._word_outputs else o for i, o in enumerate(outputs)]
-        outputs = self.signature.unpack(outputs)
+        outputs = self.boundary.leave(self.signature.unpack(outputs))
         n_outputs = len(outputs) - len(self.check_names)
         for name, flag in zip(self.check_names, outputs[n_outputs:], strict=True):
             if flag > 0:  # a Loop's flags start below 0 (`lowering/loop_buffers.py`)

@@ -204,3 +204,27 @@ def node_rules(node) -> dict[str, Rule]:
         if decided is not OWN:
             found[var] = decided
     return found
+
+
+@attrs.frozen
+class Carry:
+    """A dtype a target has no tensors of, held in a wider one (`passes/carry_dtypes.py`).
+
+    Below 64 bits the values stay the same numbers (a result of a wrapping op is brought back
+    below 2**bits by a mask); 64-bit values are held as their bits, so ops that read them in
+    order are refused."""
+
+    wide: str
+    bits: int
+    why: str
+
+
+#: per lowering target (`lowering.context.TARGETS`), the dtypes it lacks and what carries them
+CARRIED: dict[str, dict[str, Carry]] = {
+    "onnxruntime": {},
+    "iree": {
+        "uint32": Carry("int64", 32, "torch-mlir's ONNX importer, IREE's path, refuses unsigned tensors "
+                                     "(\"failed to legalize onnx.Cast ... ui32\"); ptonnx's generator computes in uint32"),
+        "uint64": Carry("int64", 64, "the same importer; the generator's element counters are uint64"),
+    },
+}

@@ -147,6 +147,17 @@ def compute_dtype_table() -> str:
     return "\n".join(lines)
 
 
+def carried_dtype_table() -> str:
+    """`legality.CARRIED`: per lowering target, the dtypes it has no tensors of."""
+    from ptonnx.legality import CARRIED
+
+    lines = ["| target | dtype | carried in | why |", "|---|---|---|---|"]
+    for target, table in CARRIED.items():
+        for dtype, carry in table.items():
+            lines.append(f"| {target} | {dtype} | {carry.wide} | {_cell(carry.why)} |")
+    return "\n".join(lines)
+
+
 def render() -> str:
     """The tables and their captions, as Markdown."""
     return "\n\n".join([
@@ -163,6 +174,9 @@ def render() -> str:
         "**Compute dtypes** (`ptonnx/legality.py`, applied by the `legalise` stage, last before lowering; "
         "the first row that names an op and dtype decides; a wider dtype is followed to the end of its chain):",
         compute_dtype_table(),
+        "**Carried dtypes** (`legality.CARRIED`, per lowering target, applied to the target's copy of the IR by "
+        "`passes/carry_dtypes.py`; uint32 as the same number, uint64 as the same bits):",
+        carried_dtype_table(),
     ])
 
 

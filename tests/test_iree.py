@@ -234,7 +234,7 @@ def test_an_unknown_runtime_is_refused():
 
 def test_draws_on_iree_are_onnxruntimes():
     """Draws from a key: IREE has no uint32 tensors, so its copy of the model carries the
-    generator's words in int64 (`ptonnx.iree_words`): the integers and bernoulli draws are
+    generator's words in int64 (`passes/carry_dtypes.py`): the integers and bernoulli draws are
     onnxruntime's bit for bit; the uniform's low + (high - low) u within RTOL (IREE fuses the
     multiply-add, which ONNX rounds twice). A normal draw, or a next-key output, makes
     iree-compile 3.13 exhaust its memory bound: docs/iree.md."""

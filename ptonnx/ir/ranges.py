@@ -229,6 +229,21 @@ def _cast(node, facts):
     return Fact(math.floor(a.lo) if a.lo > -INF else -INF, math.ceil(a.hi) if a.hi < INF else INF, False)
 
 
+def _range(node, facts):
+    """start, start + delta, ... short of limit: from start up to limit for a positive delta,
+    down to it for a negative one, between the two otherwise (widened an ulp for floats)."""
+    start, limit, delta = facts
+    if delta.lo > 0:
+        lo, hi = start.lo, limit.hi
+    elif delta.hi < 0:
+        lo, hi = limit.lo, start.hi
+    else:
+        lo, hi = min(start.lo, limit.lo), max(start.hi, limit.hi)
+    if node.outputs[0].dtype in FLOAT_DTYPES:
+        lo, hi = _down(lo), _up(hi)
+    return Fact(lo, hi, start.nan or limit.nan or delta.nan)
+
+
 def _exp(node, facts):
     (a,) = facts
     with np.errstate(all="ignore"):
@@ -252,7 +267,7 @@ RULES: dict[str, Callable] = {
     "Identity": _same, "Check": _same,
     "Reshape": _same, "Expand": _same, "Transpose": _same, "Squeeze": _same, "Unsqueeze": _same,
     "Slice": _same, "Gather": _same, "Concat": _union,
-    "Shape": lambda node, facts: Fact(0.0, INF, False),
+    "Shape": lambda node, facts: Fact(0.0, INF, False), "Range": _range,
 }
 #: ops that move elements: their result's elements no longer line up with their roots' (a NaN
 #: root element may land anywhere), so each result is a root of its own, with the bounds kept

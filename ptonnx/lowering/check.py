@@ -20,6 +20,7 @@ import json
 
 from onnx import TensorProto, helper
 
+from ptonnx.lowering.elementwise import where
 from ptonnx.lowering.registry import emits
 
 #: metadata key: JSON {node name: {"message": ..., "exception": "module:qualname"}} (read by ptonnx.check_errors)
@@ -52,10 +53,19 @@ def emit_check(ctx, node, inputs):
     }
     if ctx.target == "iree":
         ctx.flags.append((check, failed))
-        return ctx.emit("Where", [ok, x, ctx.emit1("CastLike", [ctx.scalar(0, "int64"), x])])
+        return _zeroed_where_failed(ctx, ok, x, node.inputs[0].dtype)
     shape = ctx.emit1("Unsqueeze", [ctx.emit1("Shape", [x]), ctx.const([0], "axes_0")])
     guarded = ctx.emit1("Gather", [shape, failed], node_name=check, axis=0)
     return ctx.emit("Reshape", [x, guarded], allowzero=1)
+
+
+def _zeroed_where_failed(ctx, ok: str, x: str, dtype: str) -> str:
+    """x where the check holds, 0 (False) where it failed: a bool is And-ed (no Where kernel takes
+    bool); a float keeps its -0.0 as Where's second branch (`elementwise.where`)."""
+    if dtype == "bool":
+        return ctx.emit1("And", [ok, x])
+    zero = ctx.emit1("CastLike", [ctx.scalar(0, "int64"), x])
+    return where(ctx, ctx.emit1("Not", [ok]), zero, x, dtype)
 
 
 def _where(node) -> str:

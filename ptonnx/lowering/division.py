@@ -63,6 +63,16 @@ def emit_int_div(ctx, node, inputs):
     return result
 
 
+@emits("TruncDiv")
+def emit_trunc_div(ctx, node, inputs):
+    (a, b), dtype = inputs, node.outputs[0].dtype
+    zero, minus_one, bs = _safe_divisor(ctx, node, b, dtype)
+    result = ctx.emit1("Div", [a, bs])
+    if minus_one is not None:  # a / -1 == -a, wrapping like NumPy
+        result = where(ctx, minus_one, ctx.emit1("Sub", [ctx.scalar(0, dtype), a]), result, dtype)
+    return result if zero is None else where(ctx, zero, ctx.scalar(0, dtype), result, dtype)
+
+
 def _float_floor_div(ctx, a, b, dtype):
     """NumPy's npy_floor_divide, step by step, so results agree (the sign of a zero too)."""
     m = ctx.emit1("Mod", [a, b], fmod=1)

@@ -9,8 +9,8 @@ output group, which IREE fuses into their neighbours.
 
 Packed are the values whose shape is fully static (the caller's check of the static dims is
 then a check of each piece's size), of non-zero size (IREE's zero-size dispatches crash its
-compiler: `known_zeros.py`), of a dtype IREE holds as it is (not bool, not the uint32 it
-carries as int64: `iree_words.py`), two or more of a dtype. `SIGNATURE_KEY` in the model's
+compiler: `known_zeros.py`), of a dtype IREE holds as it is (not bool; a key is int64 by
+then: `passes/carry_dtypes.py`), two or more of a dtype. `SIGNATURE_KEY` in the model's
 metadata says where each one went; `ptonnx.iree_runtime.Signature` reads it.
 """
 

@@ -17,13 +17,16 @@ import pytest
 
 import ptonnx
 from ptonnx.iree_call import Signature
-from ptonnx.lowering import lower
+from ptonnx.iree_runtime import IreeCompileError, iree_form
 from ptonnx.lowering.check import FLAGS_KEY
 from ptonnx.testing import ORT_LEVELS, assert_same, session_options
 
 
 def _iree_form(cm):
-    model = lower(cm.ir, name=cm.model.graph.name, output_names=cm.output_names, target="iree")
+    """The model `runtime="iree"` compiles (`iree_runtime.iree_form`); these programs have no
+    dtype it carries (`tests/passes/test_carry_dtypes.py` has those)."""
+    model, boundary = iree_form(cm.ir, cm.model.graph.name, cm.output_names)
+    assert not boundary.inputs and not boundary.outputs
     onnx.checker.check_model(model, full_check=True)
     return model
 
@@ -164,10 +167,24 @@ def test_nan_keeping_max_min_sign_and_constant_scatters_in_the_iree_form(level):
         assert_same(got[k], expected, f"output {k}")
 
 
+@pytest.mark.parametrize("level", ORT_LEVELS)
+def test_checked_values_of_every_dtype_pass_through_the_iree_form(level):
+    """A check's value passes where the check holds (`lowering/check.py`): a bool one by And (no
+    Where kernel takes bool), a float one keeping -0.0, a uint16 one without a Where kernel."""
+    a, b = pt.dvector("a"), pt.dvector("b")
+    u, w = pt.vector("u", dtype="uint16"), pt.vector("w", dtype="uint16")
+    cm = ptonnx.compile_function([a, b, u, w], [pt.where(a > b, a, b), a * b, u + w, pt.lt(u, w)])
+    arrays = [np.array([-0.0, 0.0, np.nan, -np.inf, 5e-324, 1e308]), np.array([-0.0, -0.0, 1.0, np.inf, -5e-324, -1e308]),
+              np.array([0, 1, 65535, 7, 0, 65535], np.uint16), np.array([65535, 1, 65535, 0, 0, 1], np.uint16)]
+    got = _run(_iree_form(cm), arrays, level)
+    for k, expected in enumerate(cm(*arrays)):
+        assert_same(got[k], expected, f"output {k}")
+
+
 def test_a_float_sort_of_run_time_size_has_no_iree_form():
     v = pt.dvector("v")
     cm = ptonnx.compile_function([v], [pt.sort(v)])
-    with pytest.raises(ptonnx.errors.LoweringError, match="sorts floats at sizes known only at run time"):
+    with pytest.raises(IreeCompileError, match="sorts floats at sizes known only at run time"):
         _iree_form(cm)
     m = pt.tensor("m", shape=(3, 4), dtype="float64")
     assert "TopK" in _ops(_iree_form(ptonnx.compile_function([m], [pt.sort(m, axis=1)])))

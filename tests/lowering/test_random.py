@@ -11,14 +11,14 @@ import onnxruntime as ort
 import pytest
 
 from ptonnx import stages
-from ptonnx.ir import Builder, Graph, TensorType, interpret
+from ptonnx.ir import Builder, Graph, TensorType, Value, interpret
 from ptonnx.ir.ops.random import DISTRIBUTIONS
 from tests.conftest import ORT_LEVELS, session_options
 
 pytestmark = pytest.mark.one_environment
 
 #: the ops this module has a hand-built case for (read by tests/ir/test_registry.py)
-COVERS = frozenset({"ShiftLeft", "ShiftRight", "Threefry2x32", "NextKey"})  # and PARAMS' ops, below
+COVERS = frozenset({"ShiftLeft", "ShiftRight", "TruncDiv", "Threefry2x32", "NextKey"})  # and PARAMS' ops, below
 
 U32_EDGES = np.array([0, 1, 2, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF, 0x243F6A88], dtype=np.uint32)
 
@@ -51,6 +51,31 @@ def test_shifts_are_bitshift(op, dtype):
     b = np.tile(np.arange(bits, dtype=dtype), len(U32_EDGES))
     got, expected = _run(_graph(op, [dtype, dtype], shapes=[(None,), (None,)]), [a, b])
     np.testing.assert_array_equal(got[0], expected[0])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_trunc_div_rounds_toward_zero_as_c(dtype):
+    """TruncDiv (the carried right shift, `passes/carry_dtypes.py`) is C's division: toward
+    zero, x / 0 == 0, INT_MIN / -1 wraps; run-time divisors are guarded, constant ones not."""
+    info = np.iinfo(dtype)
+    edges = np.array([info.min, info.min + 1, -7, -1, 0, 1, 2, 7, 2**20, info.max], dtype)
+    a, b = np.repeat(edges, edges.size), np.tile(edges, edges.size)
+
+    def c_division(x: int, y: int) -> int:
+        if y == 0:
+            return 0
+        q = abs(x) // abs(y) * (1 if (x >= 0) == (y >= 0) else -1)
+        return int(np.array(q % 2 ** info.bits, dtype=f"uint{info.bits}").astype(dtype))  # INT_MIN / -1 wraps
+
+    expected = np.array([c_division(int(x), int(y)) for x, y in zip(a, b, strict=True)], dtype)
+    got, interpreted = _run(_graph("TruncDiv", [dtype, dtype], shapes=[(None,), (None,)]), [a, b])
+    np.testing.assert_array_equal(got[0], expected)
+    np.testing.assert_array_equal(interpreted[0], expected)
+    g = Graph()
+    x = g.add_input(TensorType(dtype, (None,)), "x")
+    g.set_outputs([Builder(g).op("TruncDiv", x, Value.constant(np.array(2**20, dtype)))])
+    assert [n.op_type for n in stages.compile_graph(g).model.graph.node] == ["Div"], "a constant divisor needs no guard"
+    np.testing.assert_array_equal(_run(g, [edges])[0][0], [c_division(int(v), 2**20) for v in edges])
 
 
 def test_threefry_runs_bit_for_bit_as_its_numpy_twin():

@@ -62,6 +62,22 @@ def test_facts_of_exp_squares_comparisons_and_shapes():
     assert facts[shape].lo == 0.0 and not facts[shape].roots
 
 
+def test_a_range_is_bounded_by_its_start_and_limit():
+    g = Graph()
+    n, step = g.add_input(TensorType("int64", ()), "n"), g.add_input(TensorType("int64", ()), "step")
+    b = Builder(g)
+    i64 = lambda v: Value.constant(np.int64(v))  # noqa: E731
+    up, down, either = b.op("Range", i64(0), n, i64(1)), b.op("Range", i64(5), n, i64(-2)), b.op("Range", i64(3), i64(9), step)
+    g.set_outputs([up, down, either])
+    facts = analyse(g)
+    assert facts[up].lo == 0 and facts[up].hi == math.inf  # 0, 1, ... short of n: never negative
+    assert facts[down].lo == -math.inf and facts[down].hi == 5
+    assert (facts[either].lo, facts[either].hi) == (3, 9)
+    for n_, step_ in ((3, 1), (-4, 2), (0, -1), (12, 5)):  # what runs stays within the facts
+        for value, got in zip((up, down, either), ir.interpret(g, np.int64(n_), np.int64(step_)), strict=True):
+            assert all(facts[value].lo <= v <= facts[value].hi for v in got.tolist())
+
+
 def _select_exp(cond_op: str, bound: float, first, second):
     """Select(cond_op(exp(x), bound), first, second); `first`/`second` are "x2" (x * 2) or a number."""
     g, x, b = _graph()

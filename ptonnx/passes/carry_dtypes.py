@@ -17,10 +17,10 @@ holds both in int64, each in the way that keeps every op exact:
   as NumPy wraps. Order is not kept: comparisons, Max, Min, divisions and Casts to floats of
   uint64 are refused.
 
-Ops that move values or read their bits (`BITWISE`: And, Or, Xor, Equal, Where, Gather,
-Concat, reshapes) need nothing for either; bodies are carried inside, and their node rebuilt
-by its type rule. Anything else on a carried dtype is refused by name (`CarryError`), never
-computed otherwise. The graph's carried inputs and outputs become int64: `Carried` names
+Ops that move values (the `layout` trait: Gather, Concat, reshapes) or read their bits
+(`BITWISE`: And, Or, Xor, Equal, Where) need nothing for either; bodies are carried inside,
+and their node rebuilt by its type rule. Anything else on a carried dtype is refused by name
+(`CarryError`), never computed otherwise. The graph's carried inputs and outputs become int64: `Carried` names
 their positions, and the runtime converts those arrays (NumPy's `astype`, bit for bit).
 """
 
@@ -30,17 +30,15 @@ import attrs
 import numpy as np
 
 from ptonnx.errors import PassError
-from ptonnx.ir import Builder, Graph, Node, Value, format_node
+from ptonnx.ir import Builder, Graph, Node, Value, format_node, get_schema
 from ptonnx.ir.core import bodies
 from ptonnx.ir.ranges import Facts, analyse
 from ptonnx.ir.types import TensorType
 from ptonnx.legality import CARRIED, Carry
 
-#: ops that move values or read their bits: the same on both carried forms
-BITWISE = frozenset({
-    "And", "Or", "Xor", "Equal", "NotEqual", "Where", "Select", "Gather", "Concat", "Unsqueeze", "Squeeze", "Reshape",
-    "Expand", "Identity", "Slice", "Transpose", "Flatten", "Tile", "Shape", "Size", "Check",
-})
+#: ops that read their operands' bits or pass values on (with every op of the `layout` trait,
+#: which moves them): the same on both carried forms
+BITWISE = frozenset({"And", "Or", "Xor", "Equal", "NotEqual", "Where", "Select", "Identity", "Check"})
 #: ops that read numbers in order: the same on numbers carried in [0, 2**bits), bits < 64
 IN_ORDER = frozenset({
     "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Max", "Min", "ReduceMax", "ReduceMin", "Abs", "IntDiv", "Mod",
@@ -124,7 +122,8 @@ class _Carrier:
         if node.op == "Cast":
             return [self._cast(builder, node, inputs[0], facts, names[0])]
         bits = min(self.table[d].bits for d in dtypes)
-        if node.op in BITWISE or (node.op in IN_ORDER and bits < 64) or (node.op in WRAPPING | {"Not"} and bits == 64):
+        same = node.op in BITWISE or get_schema(node.op).has("layout")
+        if same or (node.op in IN_ORDER and bits < 64) or (node.op in WRAPPING | {"Not"} and bits == 64):
             return list(builder.node(node.op, inputs, node.attrs, names=names).outputs)
         if node.op in WRAPPING:
             return [self._low_bits(builder, builder.op(node.op, *inputs), bits, names[0])]

@@ -243,7 +243,6 @@ def emit_select(ctx, node, inputs):
 KERNELS = {
     "FMod": ("Mod", {"fmod": 1}),
     "SinReduced": ("Sin", {}),
-    "SigmoidNonNegative": ("Sigmoid", {}),
     "Erf": ("Erf", {}),  # float64 Erf is decomposed (onnxruntime has no float64 kernel)
 }
 

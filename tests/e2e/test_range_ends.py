@@ -67,9 +67,7 @@ def test_log1p_of_huge_and_tiny(dtype, values):
 ])
 def test_sigmoid_tails_and_log_sigmoid(dtype, values):
     cm = _check(dtype, pt.sigmoid, values)
-    producers = {out: n.op_type for n in cm.model.graph.node for out in n.output}
-    # onnxruntime's Sigmoid is 2.9e8 ulp off at -20 and 0 below -37: it only ever sees |x|
-    assert all(producers[n.input[0]] == "Abs" for n in cm.model.graph.node if n.op_type == "Sigmoid")
+    assert "Sigmoid" not in {n.op_type for n in cm.model.graph.node}
     # log(sigmoid(x)) is -softplus(-x), as PyTensor's own rewrite makes it (its unrewritten graph is
     # -inf from -104 in float32, -744.44 at -745, and +0.0 at inf): checked against that graph, at every value
     x = pt.vector("x", dtype=dtype)

@@ -66,12 +66,13 @@ def softplus(x: Ex) -> Ex:
 @decomposes("Sigmoid", any_float=True)
 @unary
 def sigmoid(x: Ex) -> Ex:
-    """sigmoid(|x|) exp(min(x, 0)): sigmoid(-a) = exp(-a) sigmoid(a), so onnxruntime's Sigmoid
-    only ever sees a >= 0, where it is within 2 ulp (below 0 it is not: 2.9e8 ulp at -20, 0 from
-    -37 on, in float64). Five nodes and no Where; no overflow, and no flushed tail (sigmoid(x)
-    is exp(x) far left, down to the subnormals: sigmoid(-745) is 5e-324). SiLU keeps the plain
-    kernel (`lowering/nn.py`). Computed in the node's dtype (float16 in float32): within 2 ulp."""
-    return x.op("Abs").op("SigmoidNonNegative") * exp(x.op("Min", x.const(0.0)))
+    """exp(min(x, 0)) / (1 + exp(-|x|)): 1 / (1 + exp(-x)) for x >= 0 and exp(x) / (1 + exp(x))
+    below, with no Where and no overflow, and no flushed tail (sigmoid(x) is exp(x) far left,
+    down to the subnormals: sigmoid(-745) is 5e-324). onnxruntime's float64 Sigmoid is no
+    help: 2.9e8 ulp off at -20, 0 below -37, and 2.4x an Exp's time (`benchmarks/results/
+    elementwise_budget.md`); SiLU keeps it (`lowering/nn.py`). Computed in the node's dtype
+    (float16 in float32): within 2 ulp."""
+    return exp(x.op("Min", x.const(0.0))) / (exp(-abs(x)) + 1.0)
 
 
 @decomposes("Exp2", any_float=True)

@@ -240,9 +240,6 @@ declare("FMod", semantics=np.fmod, inputs=BINARY, output="T", dtypes=FLOAT_DTYPE
         doc="C's fmod: a - trunc(a / b) b, with a's sign (exact)")
 declare("SinReduced", semantics=np.sin, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="kernel",
         doc="sine of a reduced argument, |a| <= pi/2 (no argument reduction: the accurate Sin reduces first)")
-declare("SigmoidNonNegative", semantics=_sigmoid, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="kernel",
-        doc="1 / (1 + exp(-a)) for a >= 0, onnxruntime's Sigmoid (within 2 ulp there; 2.9e8 ulp at a = -20 and 0 below "
-            "-37 in float64: the accurate Sigmoid feeds it |a|)")
 
 
 

@@ -7,8 +7,10 @@ default passes) and counted: its ONNX nodes, the `Where`s among them, and its ti
 element in onnxruntime (one thread, `ORT_ENABLE_ALL`) at n = 10,000 and 10^6, against NumPy's
 or SciPy's own function at 10^6 (the same values, in the same process, interleaved rounds,
 medians). Inputs span the function's domain (a log-spaced sweep of both signs, and zeros), so
-every branch of a composition is taken. `--write` saves benchmarks/results/elementwise_budget.md,
-the table issue 37 holds the compositions to: a change that adds nodes shows in its diff.
+every branch of a composition is taken. The last rows are onnxruntime's own float64 kernels, one
+node each, whatever their accuracy: the price of building on them. `--write` saves
+benchmarks/results/elementwise_budget.md, the table issue 37 holds the compositions to: a change
+that adds nodes shows in its diff.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import statistics
 import time
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytensor.tensor as pt
 import scipy.special as sp
@@ -46,6 +49,9 @@ FUNCTIONS = {
     "gammaln": (pt.gammaln, sp.gammaln, "positive"),
 }
 SIZES = (10_000, 1_000_000)
+#: onnxruntime's own float64 kernels, one node each (what a composition may build on, and its price)
+KERNELS = {"Exp": ("real", np.exp), "Log": ("positive", np.log), "Sigmoid": ("real", sp.expit), "Tanh": ("real", np.tanh),
+           "Sin": ("real", np.sin), "Cos": ("real", np.cos), "Softplus": ("real", lambda v: np.logaddexp(0.0, v))}
 
 
 def values(domain: str, n: int) -> np.ndarray:
@@ -75,6 +81,15 @@ def count(graph) -> tuple[int, int]:
     return nodes, wheres
 
 
+def kernel_model(op: str) -> bytes:
+    """A one-node float64 model of the ONNX op `op`."""
+    from onnx import TensorProto, helper
+
+    io = [helper.make_tensor_value_info(n, TensorProto.DOUBLE, [None]) for n in ("x", "y")]
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"])], op, io[:1], io[1:])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
 def _median_seconds(call, rounds: int) -> float:
     times = []
     for _ in range(rounds):
@@ -86,12 +101,15 @@ def _median_seconds(call, rounds: int) -> float:
 
 def measure(rounds: int) -> list[dict]:
     rows = []
-    for name, (build, reference, domain) in FUNCTIONS.items():
-        cm = ptonnx.compile_function([X], [build(X)])
-        session = ort.InferenceSession(cm.model.SerializeToString(), session_options("ORT_ENABLE_ALL", threads=1, quiet=True),
+    cases = [(name, ptonnx.compile_function([X], [build(X)]).model, reference, domain)
+             for name, (build, reference, domain) in FUNCTIONS.items()]
+    cases += [(f"kernel: ONNX {op}", onnx.load_from_string(kernel_model(op)), reference, domain)
+              for op, (domain, reference) in KERNELS.items()]
+    for name, model, reference, domain in cases:
+        session = ort.InferenceSession(model.SerializeToString(), session_options("ORT_ENABLE_ALL", threads=1, quiet=True),
                                        providers=["CPUExecutionProvider"])
         feed = session.get_inputs()[0].name
-        nodes, wheres = count(cm.model.graph)
+        nodes, wheres = count(model.graph)
         row = {"function": name, "nodes": nodes, "where": wheres}
         for n in SIZES:
             x = values(domain, n)

@@ -69,9 +69,9 @@ def sigmoid(x: Ex) -> Ex:
     """exp(min(x, 0)) / (1 + exp(-|x|)): 1 / (1 + exp(-x)) for x >= 0 and exp(x) / (1 + exp(x))
     below, with no Where and no overflow, and no flushed tail (sigmoid(x) is exp(x) far left,
     down to the subnormals: sigmoid(-745) is 5e-324). onnxruntime's float64 Sigmoid is no
-    help: 2.9e8 ulp off at -20, 0 below -37, and slower than an Exp (`benchmarks/results/
-    elementwise_budget.md`, its kernel rows); SiLU keeps it (`lowering/nn.py`). Computed in the node's dtype
-    (float16 in float32): within 2 ulp."""
+    help: 0 from -36.74 down and up to 1.7e-16 (absolute) off above (`docs/limits.md`), and
+    slower than an Exp (`benchmarks/results/elementwise_budget.md`, its kernel rows); SiLU
+    keeps it (`lowering/nn.py`). Computed in the node's dtype (float16 in float32): within 2 ulp."""
     return exp(x.op("Min", x.const(0.0))) / (exp(-abs(x)) + 1.0)
 
 

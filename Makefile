@@ -9,7 +9,7 @@ PYMC_PY := $(PYMC_VENV)/bin/python
 # --durations: each environment prints its 15 slowest tests, so what CI's time goes to shows
 PYTEST := -m pytest -q -p no:cacheprovider -n 2 --dist worksteal --durations=15
 
-.PHONY: demo test lint test-default test-pymc bench bench-pymc setup clean web
+.PHONY: demo test lint test-default test-pymc bench bench-pymc bench-jax setup clean web
 # the two environments are built and tested one after the other, even under -j
 .NOTPARALLEL:
 
@@ -81,5 +81,18 @@ bench: $(VENV)/.installed
 bench-pymc: $(PYMC_VENV)/.installed
 	$(PYMC_PY) benchmarks/pymc_models.py
 
+# ptonnx against the other road to ONNX (PyTensor's JAX backend, then jax2onnx), in a third
+# environment: jax and jax2onnx are not dependencies of ptonnx (benchmarks/jax2onnx_path.py)
+JAX_VENV ?= .venv-jax
+JAX_PINS := "jax==0.10.2" "jax2onnx==0.17.1"
+$(JAX_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(JAX_VENV)
+	$(call INSTALL,$(JAX_VENV),.[pymc])
+	$(JAX_VENV)/bin/uv pip install --quiet --python $(JAX_VENV)/bin/python $(JAX_PINS) || $(JAX_VENV)/bin/python -m pip install --quiet $(JAX_PINS)
+	touch $@
+
+bench-jax: $(JAX_VENV)/.installed
+	$(JAX_VENV)/bin/python -m benchmarks.jax2onnx_path
+
 clean:
-	rm -rf $(VENV) $(PYMC_VENV) out .hypothesis *.egg-info
+	rm -rf $(VENV) $(PYMC_VENV) $(JAX_VENV) out .hypothesis *.egg-info

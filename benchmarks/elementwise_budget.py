@@ -127,6 +127,94 @@ def measure(rounds: int) -> list[dict]:
     return rows
 
 
+#: the four compositions issue 37 asks to fit in 4 ONNX nodes: (the PyTensor function, SciPy's
+#: float64 function (the reference at ±inf and NaN), its value in mpmath)
+FOUR_NODE_TARGETS = {
+    "sigmoid": (pt.sigmoid, sp.expit, lambda m, x: 1 / (1 + m.exp(-x))),
+    "log1p": (pt.log1p, np.log1p, lambda m, x: m.log1p(x)),
+    "softplus": (pt.softplus, lambda v: np.logaddexp(0.0, v), lambda m, x: m.log1p(m.exp(x))),
+    "log_sigmoid": (lambda v: pt.log(pt.sigmoid(v)), sp.log_expit, lambda m, x: -m.log1p(m.exp(-x))),
+}
+#: every form of 4 ONNX nodes or fewer built from onnxruntime's float64 kernels: (function, form,
+#: nodes as (op, inputs, output); "x" is the input, "one"/"zero" constants, the last output the result)
+CANDIDATES = [
+    ("sigmoid", "Sigmoid(x)", [("Sigmoid", ["x"], "y")]),
+    ("sigmoid", "1 / (1 + Exp(-x))", [("Neg", ["x"], "n"), ("Exp", ["n"], "e"), ("Add", ["e", "one"], "d"), ("Reciprocal", ["d"], "y")]),
+    ("sigmoid", "Exp(x) / (1 + Exp(x))", [("Exp", ["x"], "e"), ("Add", ["e", "one"], "d"), ("Div", ["e", "d"], "y")]),
+    ("log1p", "Log(1 + x)", [("Add", ["x", "one"], "u"), ("Log", ["u"], "y")]),
+    ("log1p", "Log(u) * x / (u - 1), u = 1 + x, unguarded (5 nodes)",
+     [("Add", ["x", "one"], "u"), ("Sub", ["u", "one"], "m"), ("Log", ["u"], "l"), ("Div", ["x", "m"], "q"), ("Mul", ["l", "q"], "y")]),
+    ("softplus", "Softplus(x)", [("Softplus", ["x"], "y")]),
+    ("softplus", "Log(1 + Exp(x))", [("Exp", ["x"], "e"), ("Add", ["e", "one"], "u"), ("Log", ["u"], "y")]),
+    ("softplus", "Max(x, 0) + Softplus(-|x|)",
+     [("Abs", ["x"], "a"), ("Neg", ["a"], "n"), ("Softplus", ["n"], "s"), ("Max", ["x", "zero"], "m"), ("Add", ["m", "s"], "y")]),
+    ("log_sigmoid", "Log(Sigmoid(x))", [("Sigmoid", ["x"], "s"), ("Log", ["s"], "y")]),
+    ("log_sigmoid", "-Softplus(-x)", [("Neg", ["x"], "n"), ("Softplus", ["n"], "s"), ("Neg", ["s"], "y")]),
+    ("log_sigmoid", "x - Softplus(x)", [("Softplus", ["x"], "s"), ("Sub", ["x", "s"], "y")]),
+]
+
+
+def edge_values() -> np.ndarray:
+    """The sweep of `values` (both signs, 1e-300 .. 1e3) and the ends of the range: ±0,
+    subnormals, ±inf, NaN, and where float64 exp over- and underflows."""
+    special = [0.0, -0.0, 5e-324, -5e-324, 1e-310, -1e-310, 1e-17, -1e-17, 2.0**-53, -(2.0**-53), -1 + 2.0**-53,
+               -1.0, -0.5, 36.5, -36.5, 36.8, -36.8, 40.0, -40.0, 709.7, -709.7, 709.8, -709.8, 710.0, -710.0,
+               745.1, -745.1, 746.0, -746.0, 1e300, -1e300, np.inf, -np.inf, np.nan]
+    sweep = np.concatenate([np.logspace(-300, 3, 4001), -np.logspace(-300, 3, 4001), np.linspace(-50, 50, 2001)])
+    return np.concatenate([sweep, special])
+
+
+def ulp_errors(got: np.ndarray, x: np.ndarray, reference, exact) -> np.ndarray:
+    """|got - f(x)| in units in the last place of f(x) (mpmath at 40 digits; SciPy's value where x
+    is not finite); inf where one of the two is NaN or infinite and the other is not that."""
+    import mpmath
+
+    with np.errstate(all="ignore"):
+        want = np.asarray(reference(x), dtype=np.float64)
+    with mpmath.workdps(40):
+        for i in np.flatnonzero(np.isfinite(x)):
+            value = exact(mpmath, mpmath.mpf(float(x[i])))
+            want[i] = float(value) if isinstance(value, mpmath.mpf) else np.nan  # log1p(x < -1): complex
+    err = np.zeros(x.shape)
+    same_special = (np.isnan(got) & np.isnan(want)) | (np.isinf(want) & (got == want))
+    finite = np.isfinite(want) & np.isfinite(got)
+    err[finite] = np.abs(got[finite] - want[finite]) / np.spacing(np.abs(want[finite]))
+    err[~finite & ~same_special] = np.inf
+    return err
+
+
+def candidate_model(nodes) -> bytes:
+    from onnx import TensorProto, helper, numpy_helper
+
+    io = [helper.make_tensor_value_info(n, TensorProto.DOUBLE, [None]) for n in ("x", nodes[-1][2])]
+    consts = [numpy_helper.from_array(np.array(v), name) for name, v in (("one", 1.0), ("zero", 0.0))]
+    graph = helper.make_graph([helper.make_node(op, ins, [out]) for op, ins, out in nodes], "candidate", io[:1], io[1:], consts)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+def _worst(err: np.ndarray, x: np.ndarray) -> str:
+    i = int(np.argmax(err))
+    return f"{err[i]:.3g} ulp at x = {x[i]:.6g}" if np.isfinite(err[i]) else f"wrong special value at x = {x[i]:.6g}"
+
+
+def four_node_table() -> str:
+    """The issue-37 question for each function: does a form of at most 4 ONNX nodes stay within
+    ptonnx's accuracy? ptonnx's composition and every candidate measured on one grid."""
+    x = edge_values()
+    lines = ["| function | form | ONNX nodes | worst error on the grid |", "|---|---|---:|---|"]
+    for name, (build, reference, exact) in FOUR_NODE_TARGETS.items():
+        ours = ptonnx.compile_function([X], [build(X)])
+        (got,) = ours(x)
+        lines.append(f"| {name} | ptonnx's composition | {count(ours.model.graph)[0]} | {_worst(ulp_errors(got, x, reference, exact), x)} |")
+        for function, form, nodes in CANDIDATES:
+            if function == name:
+                session = ort.InferenceSession(candidate_model(nodes), session_options("ORT_ENABLE_ALL", threads=1, quiet=True),
+                                               providers=["CPUExecutionProvider"])
+                (got,) = session.run(None, {"x": x})
+                lines.append(f"| {name} | `{form}` | {len(nodes)} | {_worst(ulp_errors(got, x, reference, exact), x)} |")
+    return "\n".join(lines)
+
+
 def table(rows: list[dict]) -> str:
     lines = ["| function | ONNX nodes | Where | ns/element at 10,000 | ns/element at 10^6 | NumPy/SciPy ns/element at 10^6 | ratio at 10^6 |",
              "|---|---:|---:|---:|---:|---:|---:|"]
@@ -143,10 +231,19 @@ def main(argv=None) -> int:
     parser.add_argument("--write", action="store_true", help="save benchmarks/results/elementwise_budget.md")
     args = parser.parse_args(argv)
     rows = measure(args.rounds)
+    candidates = four_node_table()
     text = (f"# Node budget of the accurate elementwise functions (`python -m benchmarks.elementwise_budget`)\n\n"
             f"ptonnx {git_commit()}; onnxruntime {ort.__version__} on 1 thread (`ORT_ENABLE_ALL`), NumPy {np.__version__}; "
             f"float64; median of {args.rounds} interleaved rounds. Each function compiled alone; nodes include bodies.\n\n"
-            f"{table(rows)}\n")
+            f"{table(rows)}\n\n"
+            "## Forms of at most 4 ONNX nodes\n\n"
+            f"Issue 37 asks for sigmoid, log1p, softplus and log_sigmoid in 4 ONNX nodes or fewer. Every such form "
+            f"of onnxruntime's float64 kernels, and ptonnx's composition, on one grid ({edge_values().size:,} points: "
+            "a log-spaced sweep of both signs from 1e-300 to 1e3, a linear one over [-50, 50], ±0, subnormals, ±inf, "
+            "NaN, and where exp over- and underflows), against mpmath at 40 digits (SciPy at ±inf and NaN); the error "
+            "in units in the last place of the true value, the worst point named. ptonnx's stated bound for each is a "
+            "few ulp (`docs/limits.md`); a form off by more at some point is the measurement that forbids it.\n\n"
+            f"{candidates}\n")
     print(text)
     if args.write:
         (ROOT / "benchmarks" / "results" / "elementwise_budget.md").write_text(text, encoding="utf-8")

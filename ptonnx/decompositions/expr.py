@@ -67,6 +67,14 @@ class Ex(Formula):
     def cast(self, dtype: str) -> Ex:
         return self.op("Cast", to=dtype) if dtype != self.dtype else self
 
+    def __abs__(self) -> Ex:
+        """|-y| is |y| (bit for bit, for every signed and float dtype): softplus(x) and
+        softplus(-x) of one log-density then share exp(-|x|) and what follows (CSE merges them)."""
+        producer = self.value.producer
+        if producer is not None and producer.op == "Neg" and self.dtype[0] in "if":
+            return Ex(self.scope, producer.inputs[0]).op("Abs")
+        return self.op("Abs")
+
 
 def where(cond: Ex, a, b, like: Ex | None = None) -> Ex:
     """cond ? a : b (`Select`); `a`, `b` may be numbers (of the dtype of the other, or of

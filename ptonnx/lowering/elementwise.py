@@ -54,21 +54,72 @@ def _reciprocal_negative(ctx, value: str, dtype: str) -> str:
     return ctx.emit1("Less", [ctx.emit1("Reciprocal", [value]), ctx.scalar(0, dtype)])
 
 
-def _may_be_negative_zero(value) -> bool:
-    """Whether an IR value may be -0.0: false for a constant that holds none, for the
-    result of an op with the `never_negative_zero` trait (exp(-inf) and erfc(inf) are +0.0), a square x * x, a Cast from a non-float."""
+#: how far `may_be_negative_zero` and `zero_sign_unread` follow a value through the graph
+_DEPTH = 8
+#: how many readers `zero_sign_unread` looks at, in all, before it answers no
+_VISITS = 64
+
+
+def may_be_negative_zero(value, depth: int = _DEPTH) -> bool:
+    """Whether an IR value may be -0.0: false for a constant that holds none, for the result of
+    an op with the `never_negative_zero` trait (exp(-inf) and erfc(inf) are +0.0), a square x * x,
+    a Cast from a non-float, a sum over some axes (NumPy's sum of -0.0s is +0.0), and an `a + b`
+    (or `a - b`) whose `a` or `b` (`a`) is never -0.0: IEEE gives -0.0 only for -0.0 + -0.0."""
     if value.const is not None:
         return bool((np.signbit(value.const) & (value.const == 0)).any())
     node = value.producer
-    if node is None:
+    if node is None or depth == 0:
         return True
     if get_schema(node.op).has("layout"):  # a transpose (the layout pass's) moves the values it has
-        return _may_be_negative_zero(node.inputs[0])
+        return may_be_negative_zero(node.inputs[0], depth - 1)
     if get_schema(node.op).has("never_negative_zero"):
         return False
     if node.op == "Mul" and node.inputs[0] is node.inputs[1]:
         return False
+    if node.op == "ReduceSum" and node.attrs["axes"]:
+        return False
+    if node.op in ("Add", "Sub") and node.outputs[0].dtype in FLOAT_DTYPES:
+        operands = node.inputs if node.op == "Add" else node.inputs[:1]
+        return all(may_be_negative_zero(v, depth - 1) for v in operands)
     return not (node.op == "Cast" and node.inputs[0].dtype not in FLOAT_DTYPES)
+
+
+#: readers that cannot tell -0.0 from +0.0 (by input position; None: every input)
+_SIGN_BLIND = {"ReduceSum": None, "Less": None, "Greater": None, "LessOrEqual": None, "GreaterOrEqual": None,
+               "Equal": None, "Abs": None, "Exp": None, "Select": (1,)}
+#: readers whose result differs for -0.0 and +0.0 in this input at most in its own zero sign (or not at all)
+_SIGN_PASSING = {"Mul": None, "Neg": None, "Div": (0,), "Where": (1, 2), "Select": (2,)}
+
+
+def _reads(table: dict, op: str, index: int) -> bool:
+    return op in table and (table[op] is None or index in table[op])
+
+
+def zero_sign_unread(value, depth: int = _DEPTH, budget: list | None = None) -> bool:
+    """Whether no reader of `value`, followed to the graph's outputs, can tell -0.0 from +0.0.
+
+    A reader is blind to it (a sum over some axes: `emit_sum_prod` makes onnxruntime's give
+    NumPy's +0.0; a comparison; an `a + b` whose other operand is never -0.0, since -0.0 + b is
+    +0.0 + b for every such b), or passes it on to its own result's zero sign only (a product, a
+    quotient's numerator, a selection's branch, a layout op), whose readers are then asked. A
+    log-density's `switch(check, logp, -inf)`, summed, is then one Where with no sign repair.
+    At most `_VISITS` readers are looked at: beyond, the answer is no."""
+    budget = [_VISITS] if budget is None else budget
+    if depth == 0 or value.is_graph_output or value.dtype not in FLOAT_DTYPES:
+        return False
+    for user, index in value.uses:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        op = user.op
+        if _reads(_SIGN_BLIND, op, index) and (op != "ReduceSum" or user.attrs["axes"]):
+            continue
+        if op in ("Add", "Sub") and (op == "Add" or index == 1) and not may_be_negative_zero(user.inputs[1 - index]):
+            continue
+        passes = _reads(_SIGN_PASSING, op, index) or get_schema(op).has("layout") or op == "ReduceSum"
+        if not (passes and all(zero_sign_unread(out, depth - 1, budget) for out in user.outputs)):
+            return False
+    return True
 
 
 def _negative_zero(ctx, value: str, dtype: str) -> str:
@@ -91,9 +142,9 @@ def emit_where(ctx, node, inputs):
     """
     cond, a, b = inputs
     dtype = node.outputs[0].dtype
-    if dtype not in FLOAT_DTYPES:
+    if dtype not in FLOAT_DTYPES or zero_sign_unread(node.outputs[0]):
         return where(ctx, cond, a, b, dtype)
-    signed = [_may_be_negative_zero(v) for v in node.inputs[1:]]
+    signed = [may_be_negative_zero(v) for v in node.inputs[1:]]
     if signed == [False, False]:
         return where(ctx, cond, a, b, dtype)
     if signed == [True, False]:

@@ -22,6 +22,7 @@ from onnx import TensorProto
 
 from ptonnx.ir.types import FLOAT_DTYPES, INT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.elementwise import may_be_negative_zero, zero_sign_unread
 from ptonnx.lowering.registry import emits
 
 INT64_MIN = np.iinfo(np.int64).min
@@ -126,7 +127,12 @@ def emit_sum_prod(ctx, node, inputs):
     static = all(isinstance(node.inputs[0].shape[a], int) for a in node.attrs["axes"])
     if node.op == "ReduceProd" and ctx.target == "iree" and static:  # iree-compile fails the tree at run-time sizes
         return _tree_prod(ctx, node, x)
-    return [_reduce(ctx, node.op, x, node.attrs["axes"], node.attrs["keepdims"])]
+    result = _reduce(ctx, node.op, x, node.attrs["axes"], node.attrs["keepdims"])
+    if (node.op == "ReduceSum" and node.inputs[0].dtype in FLOAT_DTYPES and may_be_negative_zero(node.inputs[0])
+            and not zero_sign_unread(node.outputs[0])):
+        # onnxruntime's sum of -0.0s is -0.0, NumPy's +0.0 (it adds them to +0.0): so is ours
+        result = ctx.emit1("Add", [result, ctx.scalar(0.0, node.outputs[0].dtype)])
+    return [result]
 
 
 def ordered_uint64(ctx, x: str) -> str:

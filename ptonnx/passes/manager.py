@@ -18,6 +18,7 @@ from ptonnx.passes.fuse_conv_bn_silu import FuseConvBnSilu
 from ptonnx.passes.hoist_loop_invariants import HoistLoopInvariants
 from ptonnx.passes.layout import Layout
 from ptonnx.passes.range_facts import RangeFacts
+from ptonnx.passes.simplify import Simplify
 from ptonnx.passes.unify_dtypes import UnifyDtypes
 from ptonnx.passes.vectorise_loops import VectoriseLoops
 
@@ -29,12 +30,13 @@ PASSES: dict[str, type] = {
     "dce": DeadCodeElimination,
     "cse": CommonSubexpressionElimination,
     "range_facts": RangeFacts,
+    "simplify": Simplify,
     "hoist_loop_invariants": HoistLoopInvariants,
     "layout": Layout,
     "vectorise_loops": VectoriseLoops,
 }
 
-DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "range_facts", "layout", "cse", "hoist_loop_invariants", "vectorise_loops", "dce")
+DEFAULT_PASSES: tuple[str, ...] = ("constant_folding", "fuse_conv_bn_silu", "unify_dtypes", "range_facts", "layout", "simplify", "cse", "hoist_loop_invariants", "vectorise_loops", "dce")
 
 
 #: names that are stages or options, not passes: what to do instead

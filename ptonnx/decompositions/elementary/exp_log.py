@@ -31,11 +31,16 @@ def kahan_log1p(x: Ex) -> Ex:
     """Kahan's log1p: log(u) * (x / (u - 1)) with u = 1 + x; x where u rounds to 1.
 
     The quotient x / (u - 1) is close to 1, so nothing overflows for huge x
-    (`log(u) * x` did: float32 log1p(1e37) was inf); u == inf keeps log(u)."""
+    (`log(u) * x` did: float32 log1p(1e37) was inf). Its operands are clamped at 2**60 (past
+    which u - 1 is x, and the quotient 1): then x = inf gives 1, not inf / inf, and log(inf)
+    stands, with no second Where (onnxruntime's float64 Where costs ~10 ns an element, a Min
+    0.4: `benchmarks/results/elementwise_budget.md`). NaN stays NaN (onnxruntime's Min
+    propagates it, as NumPy's)."""
     u = x + 1.0
     um1 = u - 1.0
-    result = where(u.eq(math.inf), u, log(u) * (x / um1))
-    return where(_nonzero(um1), result, x)  # x second: log1p(-0.0) is -0.0
+    big = x.const(2.0**60)
+    quotient = x.op("Min", big) / um1.op("Min", big)
+    return where(_nonzero(um1), log(u) * quotient, x)  # x second: log1p(-0.0) is -0.0
 
 
 @decomposes("Expm1", any_float=True)

@@ -1,0 +1,143 @@
+"""The `simplify` pass (PyMC's parameter checks, written with fewer and smaller nodes) and the
+zero-sign reasoning of lowering that lets a summed `switch` go without its sign repair: every
+rewrite gives PyTensor's numbers, NaN, ±inf and the sign of zero included, at both onnxruntime
+levels, and is refused where it would not (no element summed, a shape unknown)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+
+import ptonnx
+from ptonnx import ir
+from ptonnx.ir import Builder, Graph, TensorType, Value
+from ptonnx.passes.simplify import Simplify
+from ptonnx.testing import assert_matches_pytensor
+from tests.conftest import check_like_pytensor
+
+EDGES = np.array([-np.inf, -1e308, -2.5, -5e-324, -0.0, 0.0, 5e-324, 1e-300, 0.5, 3.0, 1e308, np.inf, np.nan])
+
+
+def _ops(cm) -> list[str]:
+    return [n.op_type for n in cm.model.graph.node]
+
+
+@pytest.mark.parametrize("passes", [None, []])
+def test_a_sum_of_negative_zeros_is_positive_zero_as_numpy_gives(passes):
+    """onnxruntime's ReduceSum of -0.0s is -0.0; NumPy's (and PyTensor's) +0.0."""
+    x, m = pt.dvector("x"), pt.dmatrix("m")
+    outs = [x.sum(), m.sum(axis=0), m.sum(axis=1), m.sum(), (-x).sum()]
+    zeros = np.full(3, -0.0), np.full((2, 3), -0.0)
+    cm = assert_matches_pytensor([x, m], outs, list(zeros), passes=passes)
+    got = cm(*zeros)
+    assert all(not np.signbit(g).any() for g in got)
+    assert_matches_pytensor([x, m], outs, [np.zeros(0), np.zeros((0, 3))], passes=passes)
+
+
+def test_a_sum_of_values_never_negative_zero_adds_nothing():
+    x = pt.dvector("x")
+    cm = ptonnx.compile_function([x], [pt.exp(x).sum()])
+    assert _ops(cm) == ["Exp", "ReduceSum"]
+
+
+def _checked(values, sigma, p):
+    """PyMC's check_parameters: switch(all([all(c1), all(c2), all(c3)]), logp, -inf)."""
+    ok = pt.all([pt.all(sigma > 0), pt.all(p >= 0), pt.all(p <= 1)])
+    return pt.switch(ok, -0.5 * ((values - p) / sigma) ** 2 - pt.log(sigma), -np.inf)
+
+
+def _checked_inputs(n):
+    rng = np.random.default_rng(0)
+    base = [rng.normal(size=n), np.float64(1.5), rng.uniform(size=n)]
+    yield base
+    yield [base[0], np.float64(-1.0), base[2]]  # a failed check: -inf
+    yield [base[0], np.float64(np.nan), base[2]]  # NaN fails the check too
+    with_nan = base[2].copy()
+    with_nan[n // 2] = np.nan
+    yield [base[0], np.float64(1.5), with_nan]
+    yield [np.full(n, -0.0), np.float64(np.inf), np.zeros(n)]  # terms of -0.0
+    yield [EDGES[:n] if n <= EDGES.size else base[0], np.float64(5e-324), base[2]]
+
+
+@pytest.mark.parametrize("n", [1, 13])
+def test_a_checked_log_density_summed_is_one_scalar_selection(n):
+    values, p = pt.vector("values", shape=(n,), dtype="float64"), pt.vector("p", shape=(n,), dtype="float64")
+    sigma = pt.dscalar("sigma")
+    logp = _checked(values, sigma, p)
+    cases = list(_checked_inputs(n))
+    for case in cases:
+        check_like_pytensor([values, sigma, p], [logp.sum()], case)
+    cm = ptonnx.compile_function([values, sigma, p], [logp.sum()])
+    ops = _ops(cm)
+    assert ops.count("Where") == 1 and "Concat" not in ops and ops.count("ReduceMin") == 1, ops
+    assert "Reciprocal" not in ops  # no sign repair: a sum cannot tell -0.0 from +0.0
+    # the elementwise log-density as an output too: its selection stays per element, signs kept
+    for case in cases:
+        check_like_pytensor([values, sigma, p], [logp.sum(), logp], case)
+
+
+def test_no_sum_of_a_switch_is_moved_where_the_count_is_unknown():
+    """sum(switch(c, v, -inf)) is 0 for no elements, switch(c, sum(v), -inf) would be -inf."""
+    values, sigma = pt.dvector("values"), pt.dscalar("sigma")
+    logp = pt.switch(pt.all(sigma > 0), values * 2.0, -np.inf).sum()
+    for case in ([np.zeros(0), np.float64(-1.0)], [np.ones(3), np.float64(-1.0)], [np.ones(3), np.float64(1.0)]):
+        check_like_pytensor([values, sigma], [logp], case)
+
+
+def _where_sum_graph(cond_shape, n, k):
+    g = Graph()
+    c = g.add_input(TensorType("bool", cond_shape), "c")
+    v = g.add_input(TensorType("float64", (n,)), "v")
+    b = Builder(g)
+    w = b.op("Where", c, v, Value.constant(np.float64(k)))
+    g.set_outputs([b.op("ReduceSum", w, axes=(0,), keepdims=False)])
+    return g
+
+
+@pytest.mark.parametrize("k", [-np.inf, np.inf, np.nan])
+@pytest.mark.parametrize("cond_shape", [(), (1,)])
+def test_sum_of_switch_gives_the_same_numbers_on_the_ir(k, cond_shape):
+    g, before = _where_sum_graph(cond_shape, EDGES.size, k), _where_sum_graph(cond_shape, EDGES.size, k)
+    assert Simplify().run(g).rewrites == 1
+    ir.verify(g)
+    for cond in (True, False):
+        c = np.full(cond_shape, cond)
+        for v in (EDGES, EDGES[np.isfinite(EDGES)], np.full(EDGES.size, -0.0)):
+            v = np.resize(v, EDGES.size)
+            np.testing.assert_array_equal(ir.interpret(g, c, v)[0], ir.interpret(before, c, v)[0])
+
+
+@pytest.mark.parametrize("n, k, cond_shape", [(0, -np.inf, ()), (3, -5.0, ()), (3, -np.inf, (3,))])
+def test_sum_of_switch_is_refused_where_it_would_change_a_number(n, k, cond_shape):
+    """No element (the sum is 0, not k); a finite k (n copies of k do not sum to k); a
+    condition per element."""
+    assert Simplify().run(_where_sum_graph(cond_shape, n, k)).rewrites == 0
+
+
+def test_all_of_alls_of_different_shapes_stays_correct():
+    a, b = pt.dmatrix("a"), pt.dvector("b")
+    ok = pt.all([pt.all(a > 0), pt.all(b < 1), pt.all(pt.isnan(b) | (b > -1))])
+    for case in ([np.ones((2, 3)), np.zeros(3)], [np.ones((2, 3)), np.array([0.0, 2.0, 0.0])],
+                 [np.zeros((0, 3)), np.array([np.nan])], [np.full((1, 1), np.nan), np.zeros(0)]):
+        check_like_pytensor([a, b], [ok], case)
+
+
+def test_a_selection_whose_zero_sign_is_read_keeps_it():
+    """A product of the selection, returned: -0.0 from either branch survives."""
+    x, y, c = pt.dvector("x"), pt.dvector("y"), pt.bvector("c")
+    sel = pt.switch(c, x, y)
+    outs = [sel * 2.0, (sel * 2.0).sum() + 0.0, 1.0 / sel]
+    for case in ([np.full(4, -0.0), np.full(4, 0.0), np.array([1, 0, 1, 0], "int8")],
+                 [np.full(4, 0.0), np.full(4, -0.0), np.array([1, 0, 1, 0], "int8")]):
+        check_like_pytensor([x, y, c], outs, case)
+
+
+def test_softplus_of_x_and_of_minus_x_share_one_exp():
+    """A Bernoulli log-density reads log(sigmoid(x)) and log(1 - sigmoid(x)): -softplus(-x) and
+    -softplus(x). |-x| is |x| to the decompositions, so the two share exp(-|x|) and its log."""
+    x = pt.dvector("x")
+    outs = [pt.softplus(x), pt.softplus(-x)]
+    check_like_pytensor([x], outs, [EDGES])
+    ops = _ops(ptonnx.compile_function([x], outs))
+    assert ops.count("Exp") == 1 and ops.count("Log") == 1, ops

@@ -184,6 +184,14 @@ def is_negative(ctx, value: str, dtype: str) -> str:
     return ctx.emit1("Or", [below, _reciprocal_negative(ctx, value, dtype)])
 
 
+def plus_zero(ctx, x: str, rank: int, dtype: str) -> str:
+    """x + 0.0: a -0.0 becomes +0.0, every other value stays. The zero is a constant one rank above
+    x, then squeezed: onnxruntime's NoopElimination (from ORT_ENABLE_BASIC) drops an `x + 0` whose
+    constant's rank is at most x's, -0.0 and all (`_noop_lookalike`)."""
+    zero = ctx.const(np.zeros((1,) * (rank + 1), dtype), "plus_zero")
+    return ctx.emit1("Squeeze", [ctx.emit1("Add", [x, zero]), ctx.ints([0])])
+
+
 def _adds_positive_zero(node) -> int | None:
     """Which input of a float Add is a constant of only +0.0, if one is."""
     if node.op != "Add" or node.outputs[0].dtype not in FLOAT_DTYPES:

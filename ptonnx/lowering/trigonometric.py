@@ -10,18 +10,20 @@ sin(x) = (-1)**k sin(x - k*pi) and cos(x) = (-1)**(k+1) sin(x - (k + 1/2)*pi).
 
 from __future__ import annotations
 
-from ptonnx.lowering.elementwise import emit_direct, where
+from ptonnx.lowering.context import onnx_dtype
+from ptonnx.lowering.elementwise import emit_direct, plus_zero, where
 from ptonnx.lowering.expr import Ex, polyval, polyval1, raw_cos, raw_sin, round_even
 from ptonnx.lowering.expr import where as select
 from ptonnx.lowering.registry import emits
 
 #: pi and pi/2, each as three float64 parts; the first two have 30 significant bits,
-#: so k * part is exact for |k| < 2**23
-PI = (3.1415926553308964, -1.7411031384001463e-09, -7.00686879617986e-19)
+#: so k * part is exact for |k| < 2**23. pi's parts are its truncations, all positive: x - k*part
+#: for k = +0.0 subtracts +0.0 at every step, which keeps the -0.0 of sin(-0.0)
+PI = (3.141592651605606, 1.9841871583270443e-09, 1.034036596358821e-18)
 HALF_PI = (1.5707963276654482, -8.705515692000731e-10, -3.50343439808993e-19)
 #: beyond this |x| the reduction's products are no longer exact; onnxruntime reduces itself
 REDUCE_BELOW = 2.0**20
-#: below this |x|, sin(x) rounds to x (and keeps the sign of a zero)
+#: below this |x|, sin(x) and tan(x) round to x (and keep the sign of a zero)
 SIN_IS_X_BELOW = 2.0**-26
 
 
@@ -34,31 +36,40 @@ def _reduced(ctx, x, multiple, parts, dtype):
 
 
 def _sign_of_parity(ctx, k, dtype, odd_sign):
-    """`odd_sign` where the integer-valued float k is odd, -odd_sign where it is even."""
-    odd = ctx.emit1("Abs", [ctx.emit1("Mod", [k, ctx.scalar(2, dtype)], fmod=1)])
-    return ctx.emit1("Mul", [ctx.emit1("Sub", [ctx.emit1("Add", [odd, odd]), ctx.scalar(1, dtype)]), ctx.scalar(odd_sign, dtype)])
+    """`odd_sign` where the integer-valued float k is odd, -odd_sign where it is even: with
+    h = k / 2, h - floor(h) is 1/2 or 0 (exact below 2**52). No Mod: onnxruntime's float64 fmod
+    costs ~6.6 ns an element, a Floor 0.7 (`benchmarks/results/elementwise_budget.md`)."""
+    half = ctx.emit1("Mul", [k, ctx.scalar(0.5, dtype)])
+    odd_half = ctx.emit1("Sub", [half, ctx.emit1("Floor", [half])])
+    return ctx.emit1("Add", [ctx.emit1("Mul", [odd_half, ctx.scalar(4.0 * odd_sign, dtype)]), ctx.scalar(-odd_sign, dtype)])
 
 
-def sin_cos(ctx, x: str, op: str, dtype: str) -> str:
+def _sin(ctx, x, dtype, rank):
+    """sin(x) with one Sin kernel: beyond 2**20 the multiple k is 0 (a mask, not a Where:
+    onnxruntime's float64 Where costs ~10 ns an element), so x itself reaches the kernel, which
+    reduces it; a NaN or infinite x makes k NaN, and sin(x) is NaN. `plus_zero` makes k = -0.0 a
+    +0.0, so x - k*pi (pi's parts all positive) keeps the -0.0 of sin(-0.0); below 2**-26 k is 0 and onnxruntime's Sin
+    gives x itself (checked by the accuracy tests at subnormals and ±0)."""
+    turns = plus_zero(ctx, ctx.emit1("Mul", [x, ctx.scalar(1 / PI[0], dtype)]), rank, dtype)
+    reducible = ctx.emit1("Cast", [ctx.emit1("Less", [ctx.emit1("Abs", [x]), ctx.scalar(REDUCE_BELOW, dtype)])],
+                          to=onnx_dtype(dtype))
+    k = ctx.emit1("Mul", [ctx.emit1("Round", [turns]), reducible])
+    r = _reduced(ctx, x, k, PI, dtype)
+    return ctx.emit1("Mul", [_sign_of_parity(ctx, k, dtype, -1.0), ctx.emit1("Sin", [r])])  # (-1)**k sin(r)
+
+
+def sin_cos(ctx, x: str, op: str, dtype: str, rank: int) -> str:
     """float64 sin (op "Sin") or cos ("Cos") of x, reduced first (Cody-Waite)."""
+    if op == "Sin":
+        return _sin(ctx, x, dtype, rank)
     turns = ctx.emit1("Mul", [x, ctx.scalar(1 / PI[0], dtype)])
-    if op == "Sin":
-        k = ctx.emit1("Round", [turns])
-        r = _reduced(ctx, x, k, PI, dtype)
-        sign = _sign_of_parity(ctx, k, dtype, -1.0)  # (-1)**k
-    else:
-        k = ctx.emit1("Floor", [turns])
-        m = ctx.emit1("Add", [ctx.emit1("Add", [k, k]), ctx.scalar(1, dtype)])  # 2k + 1
-        r = _reduced(ctx, x, m, HALF_PI, dtype)
-        sign = _sign_of_parity(ctx, k, dtype, 1.0)  # (-1)**(k+1)
-    reduced = ctx.emit1("Mul", [sign, ctx.emit1("Sin", [r])])
-    magnitude = ctx.emit1("Abs", [x])
-    plain = ctx.emit1(op, [x])
-    result = where(ctx, ctx.emit1("Less", [magnitude, ctx.scalar(REDUCE_BELOW, dtype)]), reduced, plain, dtype)
-    if op == "Sin":
-        not_tiny = ctx.emit1("GreaterOrEqual", [magnitude, ctx.scalar(SIN_IS_X_BELOW, dtype)])
-        result = where(ctx, not_tiny, result, x, dtype)  # x as `b` keeps the sign of a zero
-    return result
+    k = ctx.emit1("Floor", [turns])
+    m = ctx.emit1("Add", [ctx.emit1("Add", [k, k]), ctx.scalar(1, dtype)])  # 2k + 1
+    r = _reduced(ctx, x, m, HALF_PI, dtype)
+    reduced = ctx.emit1("Mul", [_sign_of_parity(ctx, k, dtype, 1.0), ctx.emit1("Sin", [r])])  # (-1)**(k+1) sin(r)
+    # beyond 2**20 onnxruntime's Cos reduces x itself (x - (2k + 1) pi/2 is no longer exact there)
+    near = ctx.emit1("Less", [ctx.emit1("Abs", [x]), ctx.scalar(REDUCE_BELOW, dtype)])
+    return where(ctx, near, reduced, ctx.emit1("Cos", [x]), dtype)
 
 
 @emits("Sin", "Cos")
@@ -66,7 +77,7 @@ def emit_sin_cos(ctx, node, inputs):
     (x,), dtype = inputs, node.outputs[0].dtype
     if dtype != "float64":
         return emit_direct(ctx, node, inputs)
-    return sin_cos(ctx, x, node.op, dtype)
+    return sin_cos(ctx, x, node.op, dtype, node.outputs[0].type.ndim)
 
 
 #: Cephes tan.c: tan(r) = r + r**3 P(r**2) / Q(r**2) for |r| <= pi/4 (Q's leading 1 implied)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import statistics
 import sys
 import time
@@ -45,6 +46,16 @@ from benchmarks.pymc_models import LARGEST, RTOL, _calls_per_round, _geomean, _m
 from ptonnx.testing import session_options  # noqa: E402
 
 SIZES = (100, 10_000)
+#: an export that takes longer is given up, and reported as not exported
+EXPORT_SECONDS = 180
+
+
+class ExportTimeout(Exception):
+    pass
+
+
+def _timed_out(signum, frame):
+    raise ExportTimeout(f"no file after {EXPORT_SECONDS} s")
 #: (kind, file): the three ONNX files of each model, in the order they are timed
 FILES = ("ptonnx", "ptonnx, no checks", "jax2onnx")
 
@@ -109,11 +120,14 @@ def measure(name: str, n: int, rounds: int) -> dict:
     expected = [[np.asarray(a) for a in reference(*p)] for p in points]
     sessions = {}
     for kind in FILES:
+        signal.alarm(EXPORT_SECONDS)  # jax2onnx can take many minutes (and GBs) over a scan
         try:
             proto = jax2onnx_model(model, points[0]) if kind == "jax2onnx" else ptonnx_model(model, kind == "ptonnx")
         except Exception as exc:  # noqa: BLE001 - a refusal is a result of the comparison
-            row["refused"][kind] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:160]}"
+            row["refused"][kind] = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:160]}"
             continue
+        finally:
+            signal.alarm(0)
         row["nodes"][kind], row["where"][kind] = count(proto.graph)
         session = _session(proto)
         names = [i.name for i in session.get_inputs()]
@@ -181,6 +195,7 @@ def main(argv=None) -> None:
     parser.add_argument("--models", nargs="*", default=None)
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "jax2onnx_path"))
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGALRM, _timed_out)
     from importlib.metadata import version
 
     import jax

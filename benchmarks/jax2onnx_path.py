@@ -31,9 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import ROOT, git_commit  # noqa: E402
 from benchmarks.elementwise_budget import count  # noqa: E402
-from benchmarks.pymc_models import LARGEST, RTOL, _calls_per_round, _geomean, _max_rel_error, _pytensor_function  # noqa: E402
+from benchmarks.pymc_models import LARGEST, RTOL, _geomean, _max_rel_error, _pytensor_function, interleaved_us  # noqa: E402
 from ptonnx.testing import session_options  # noqa: E402
 
 SIZES = (100, 10_000)
@@ -140,17 +138,7 @@ def measure(name: str, n: int, rounds: int) -> dict:
         row["max_rel_error"][kind] = max(errors)
         if kind == "jax2onnx" or row["max_rel_error"][kind] <= RTOL:
             sessions[kind] = (session, feeds[0])
-    calls = {kind: (lambda s=s, f=f: s.run(None, f)) for kind, (s, f) in sessions.items()}
-    per_round = {kind: _calls_per_round(call) for kind, call in calls.items()}
-    samples = {kind: [] for kind in calls}
-    for _ in range(rounds):
-        for kind, call in calls.items():
-            k = per_round[kind]
-            start = time.perf_counter()
-            for _ in range(k):
-                call()
-            samples[kind].append((time.perf_counter() - start) / k)
-    row["call_us"] = {kind: statistics.median(s) * 1e6 for kind, s in samples.items()}
+    row["call_us"] = interleaved_us({kind: (lambda s=s, f=f: s.run(None, f)) for kind, (s, f) in sessions.items()}, rounds)
     return row
 
 

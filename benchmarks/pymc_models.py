@@ -88,6 +88,21 @@ def _ort_function(model):
     return cm
 
 
+def interleaved_us(calls: dict, rounds: int) -> dict:
+    """key -> µs per call: the median over `rounds` of each call's mean time in a round, the calls
+    taking turns within each round (so machine load hits them alike: same-run ratios)."""
+    per_round = {key: _calls_per_round(call) for key, call in calls.items()}
+    samples = {key: [] for key in calls}
+    for _ in range(rounds):
+        for key, call in calls.items():
+            k = per_round[key]
+            start = time.perf_counter()
+            for _ in range(k):
+                call()
+            samples[key].append((time.perf_counter() - start) / k)
+    return {key: statistics.median(s) * 1e6 for key, s in samples.items()}
+
+
 def _timed(build):
     start = time.perf_counter()
     result = build()
@@ -141,16 +156,7 @@ def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:
         if key in row["max_rel_error"] and not row["max_rel_error"][key] <= RTOL:
             row["mismatch"][key] = f"max relative error {row['max_rel_error'][key]:.2g} against PyTensor's Python evaluation"
     timed = {key: call for key, call in calls.items() if key not in row["mismatch"]}
-    per_round = {key: _calls_per_round(call) for key, call in timed.items()}
-    samples = {key: [] for key in timed}
-    for _ in range(rounds):
-        for key, call in timed.items():
-            k = per_round[key]
-            start = time.perf_counter()
-            for _ in range(k):
-                call()
-            samples[key].append((time.perf_counter() - start) / k)
-    row["call_us"] = {key: statistics.median(s) * 1e6 for key, s in samples.items()}
+    row["call_us"] = interleaved_us(timed, rounds)
     row["compile_s"] = compile_s
     return row
 

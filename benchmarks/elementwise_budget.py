@@ -54,6 +54,16 @@ KERNELS = {"Exp": ("real", np.exp), "Log": ("positive", np.log), "Sigmoid": ("re
            "Sin": ("real", np.sin), "Cos": ("real", np.cos), "Softplus": ("real", lambda v: np.logaddexp(0.0, v))}
 
 
+#: what the compositions are built of besides the functions: arithmetic, rounding, and selection
+#: (what a `Where` or an fmod costs against a `Mul` decides the forms; nodes as in `CANDIDATES`)
+SELECTION_KERNELS = {
+    "Mul": ([("Mul", ["x", "x"], "y")], lambda v: v * v),
+    "Floor": ([("Floor", ["x"], "y")], np.floor),
+    "Mod (fmod)": ([("Mod", ["x", "one"], "y", {"fmod": 1})], lambda v: np.fmod(v, 1.0)),
+    "Where (and its Less)": ([("Less", ["x", "zero"], "c"), ("Where", ["c", "x", "zero"], "y")], lambda v: np.where(v < 0, v, 0.0)),
+}
+
+
 def values(domain: str, n: int) -> np.ndarray:
     """n values over the domain: magnitudes 1e-300 .. 1e3 (log-spaced), both signs where it has
     them, with zeros; shuffled so no branch runs in one block."""
@@ -105,6 +115,8 @@ def measure(rounds: int) -> list[dict]:
              for name, (build, reference, domain) in FUNCTIONS.items()]
     cases += [(f"kernel: ONNX {op}", onnx.load_from_string(kernel_model(op)), reference, domain)
               for op, (domain, reference) in KERNELS.items()]
+    cases += [(f"kernel: ONNX {name}", onnx.load_from_string(candidate_model(nodes)), reference, "real")
+              for name, (nodes, reference) in SELECTION_KERNELS.items()]
     for name, model, reference, domain in cases:
         session = ort.InferenceSession(model.SerializeToString(), session_options("ORT_ENABLE_ALL", threads=1, quiet=True),
                                        providers=["CPUExecutionProvider"])
@@ -188,7 +200,8 @@ def candidate_model(nodes) -> bytes:
 
     io = [helper.make_tensor_value_info(n, TensorProto.DOUBLE, [None]) for n in ("x", nodes[-1][2])]
     consts = [numpy_helper.from_array(np.array(v), name) for name, v in (("one", 1.0), ("zero", 0.0))]
-    graph = helper.make_graph([helper.make_node(op, ins, [out]) for op, ins, out in nodes], "candidate", io[:1], io[1:], consts)
+    made = [helper.make_node(op, ins, [out], **(rest[0] if rest else {})) for op, ins, out, *rest in nodes]
+    graph = helper.make_graph(made, "candidate", io[:1], io[1:], consts)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
 
 

@@ -38,7 +38,7 @@ def _reduced(ctx, x, multiple, parts, dtype):
 def _sign_of_parity(ctx, k, dtype, odd_sign):
     """`odd_sign` where the integer-valued float k is odd, -odd_sign where it is even: with
     h = k / 2, h - floor(h) is 1/2 or 0 (exact below 2**52). No Mod: onnxruntime's float64 fmod
-    costs ~6.6 ns an element, a Floor 0.7 (`benchmarks/results/elementwise_budget.md`)."""
+    costs ~7 ns an element, a Floor 1.2 (`benchmarks/results/elementwise_budget.md`)."""
     half = ctx.emit1("Mul", [k, ctx.scalar(0.5, dtype)])
     odd_half = ctx.emit1("Sub", [half, ctx.emit1("Floor", [half])])
     return ctx.emit1("Add", [ctx.emit1("Mul", [odd_half, ctx.scalar(4.0 * odd_sign, dtype)]), ctx.scalar(-odd_sign, dtype)])
@@ -46,7 +46,7 @@ def _sign_of_parity(ctx, k, dtype, odd_sign):
 
 def _sin(ctx, x, dtype, rank):
     """sin(x) with one Sin kernel: beyond 2**20 the multiple k is 0 (a mask, not a Where:
-    onnxruntime's float64 Where costs ~10 ns an element), so x itself reaches the kernel, which
+    onnxruntime's float64 Where costs ~6 ns an element), so x itself reaches the kernel, which
     reduces it; a NaN or infinite x makes k NaN, and sin(x) is NaN. `plus_zero` makes k = -0.0 a
     +0.0, so x - k*pi (pi's parts all positive) keeps the -0.0 of sin(-0.0); below 2**-26 k is 0 and onnxruntime's Sin
     gives x itself (checked by the accuracy tests at subnormals and ±0)."""

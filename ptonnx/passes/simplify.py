@@ -4,7 +4,7 @@ PyMC's `check_parameters(logp, c1, c2, ...)` becomes `switch(all([all(c1), all(c
 logp, -inf)` and the model sums it. Lowered as written, that is a ReduceAll per condition
 (three ONNX nodes each), a stack of their results (an Unsqueeze per condition, a Concat) and
 one more ReduceAll, then a Where over every element of `logp`, where onnxruntime's float64
-Where costs ~10 ns an element (`benchmarks/results/elementwise_budget.md`). Each rewrite here
+Where costs ~6 ns an element, a Mul 0.7 (`benchmarks/results/elementwise_budget.md`). Each rewrite here
 gives the same number for every input, NaN and the sign of zero included:
 
 - `all(stack([a, b, ...]))` of scalars is `a and b and ...`;

@@ -14,7 +14,8 @@ not care how their operands are laid out, as long as all are laid out alike; so:
 - an elementwise node with such an (N, K) output whose matrix operands all are transposes
   is computed on what they transpose (the transpose moves past it, toward the next one);
 - a reduction of a transpose reduces the other axis of what it transposes;
-- a transpose of a transpose is what it transposes.
+- a transpose of a transpose is what it transposes;
+- a transpose of columns concatenated side by side is the transposed columns stacked.
 
 So the transposes meet and cancel inside a chain, and what is left are those at its
 ends: a transpose of an (N, 1) or (1, K) operand moves no data (onnxruntime copies it
@@ -100,7 +101,7 @@ def _elementwise(b: Builder, node: Node):
 
 def _reduction(b: Builder, node: Node):
     x = node.inputs[0]
-    inner = _swapped(x) if x.type.ndim == 2 else None
+    inner = (_swapped(x) or _stacked_rows(b, x)) if x.type.ndim == 2 else None
     if inner is None or not node.attrs["axes"]:
         return None
     axes = tuple(sorted(1 - a for a in node.attrs["axes"]))
@@ -115,6 +116,45 @@ def _double(b: Builder, node: Node):
     return None if inner is None else {node.outputs[0]: inner}
 
 
+def _free_to_transpose(value: Value) -> bool:
+    """A column (N, 1) or a constant: transposed without moving data at run time."""
+    return value.shape[1] == 1 or value.const is not None or _swapped(value) is not None
+
+
+def _stacked_rows(b: Builder, value: Value) -> Value | None:
+    """The transpose of `value` if it is columns concatenated side by side (a mixture's (N, K)
+    matrix of K log-densities): those columns transposed and stacked, no data moved."""
+    cat = value.producer
+    if cat is None or cat.op != "Concat" or cat.attrs["axis"] not in (1, -1) or value.type.ndim != 2:
+        return None
+    if not _tall_and_narrow(value.shape) or not all(_free_to_transpose(v) for v in cat.inputs):
+        return None
+    return b.node("Concat", [_transposed(b, v) for v in cat.inputs], {"axis": 0}).output
+
+
+def _stacked_columns(b: Builder, node: Node):
+    """So the transposed chain starts at the columns, and onnxruntime's transpose optimiser finds
+    no full Transpose there to push back down the chain (it would, and broadcast (N, 1) against
+    (N, K) again)."""
+    rows = _stacked_rows(b, node.inputs[0]) if node.attrs["perm"] == SWAP else None
+    return None if rows is None else {node.outputs[0]: rows}
+
+
+def _expand(b: Builder, node: Node):
+    """A column (N, 1) or row (K,) expanded to a tall, narrow (N, K): expanded as (K, N) (the
+    copy along N is one call, not one a row), then transposed for the chain to take up."""
+    x, out = node.inputs[0], node.outputs[0]
+    if out.type.ndim != 2 or x.type.ndim > 2 or not _tall_and_narrow(out.shape) or x.shape == out.shape:
+        return None
+    if x.type.ndim == 2 and not _free_to_transpose(x):
+        return None
+    shape = node.inputs[1]
+    if shape.shape != (2,):  # a shape of one size would broadcast against the other axis, transposed
+        return None
+    swapped = b.op("Gather", shape, Value.constant(np.asarray([1, 0], dtype=np.int64)), axis=0)
+    return {out: b.op("Transpose", b.op("Expand", _transposed(b, x), swapped), perm=SWAP)}
+
+
 @attrs.define
 class Layout:
     name: str = "layout"
@@ -124,6 +164,8 @@ class Layout:
             node_rewriter(*_elementwise_ops(), name="transposed")(_elementwise),
             node_rewriter(*(op for op in REDUCTIONS if has_op(op)), name="reduce_transposed")(_reduction),
             node_rewriter("Transpose", name="transpose_of_transpose")(_double),
+            node_rewriter("Transpose", name="stacked_columns")(_stacked_columns),
+            node_rewriter("Expand", name="expand_transposed")(_expand),
         ]
         fired = apply_rewrites(graph, rewrites)  # the main graph: loop bodies keep their layout
         return PassResult(bool(fired), sum(fired.values()), {k: v for k, v in fired.items() if v})

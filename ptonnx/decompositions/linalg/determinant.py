@@ -25,6 +25,7 @@ import numpy as np
 from ptonnx.decompositions.expr import Ex, where
 from ptonnx.decompositions.linalg.common import branch, cholesky_diagonal, dim, flatten_batch, mT, vec, zeros
 from ptonnx.decompositions.linalg.lu import lu_upper, swap_parity
+from ptonnx.decompositions.linalg import one_by_one
 from ptonnx.decompositions.registry import decomposes
 
 
@@ -63,6 +64,8 @@ def _by_cholesky(args: list[Ex]) -> list[Ex]:
 
 @decomposes("SLogDet")
 def slogdet(node, inputs):
+    if one_by_one.fixed_one_by_one(inputs[0]):
+        return one_by_one.slogdet(inputs[0])
     a, batch = flatten_batch(inputs[0], 2)
 
     def cholesky(args):

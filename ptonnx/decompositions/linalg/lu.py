@@ -57,6 +57,7 @@ Batch axes are flattened to one at the start and restored at the end.
 from __future__ import annotations
 
 from ptonnx.decompositions.expr import Ex, where
+from ptonnx.decompositions.linalg import one_by_one
 from ptonnx.decompositions.linalg.common import (
     arange,
     BIG,
@@ -293,6 +294,8 @@ def solve(node, inputs):
 
 @decomposes("MatrixInverse")
 def inverse(node, inputs):
+    if one_by_one.fixed_one_by_one(inputs[0]):
+        return one_by_one.inverse(inputs[0])
     a, batch = flatten_batch(inputs[0], 2)
     n = dim(a, 2)
     idx = arange(n)

@@ -184,12 +184,11 @@ def is_negative(ctx, value: str, dtype: str) -> str:
     return ctx.emit1("Or", [below, _reciprocal_negative(ctx, value, dtype)])
 
 
-def plus_zero(ctx, x: str, rank: int, dtype: str) -> str:
-    """x + 0.0: a -0.0 becomes +0.0, every other value stays. The zero is a constant one rank above
-    x, then squeezed: onnxruntime's NoopElimination (from ORT_ENABLE_BASIC) drops an `x + 0` whose
-    constant's rank is at most x's, -0.0 and all (`_noop_lookalike`)."""
-    zero = ctx.const(np.zeros((1,) * (rank + 1), dtype), "plus_zero")
-    return ctx.emit1("Squeeze", [ctx.emit1("Add", [x, zero]), ctx.ints([0])])
+def plus_zero(ctx, x: str, dtype: str) -> str:
+    """x + 0.0: a -0.0 becomes +0.0, every other value stays. As ONNX's variadic Sum, one node:
+    onnxruntime's NoopElimination (from ORT_ENABLE_BASIC) drops an Add of a zero constant, -0.0
+    and all, and knows no Sum (tests/passes/test_simplify.py holds the signs at every level)."""
+    return ctx.emit1("Sum", [x, ctx.scalar(0, dtype)])
 
 
 def _adds_positive_zero(node) -> int | None:
@@ -231,10 +230,9 @@ def _noop_lookalike(node) -> int | None:
 def emit_direct(ctx, node, inputs):
     zero = _adds_positive_zero(node)
     if zero is not None:
-        # onnxruntime's basic optimiser drops `x + 0` as a no-op, but -0.0 + 0.0 is +0.0:
-        # the same numbers as Where(x == 0, +0.0, x), which no optimiser rewrites
-        x, dtype = inputs[1 - zero], node.outputs[0].dtype
-        return where(ctx, ctx.emit1("Equal", [x, ctx.scalar(0, dtype)]), inputs[zero], x, dtype)
+        # onnxruntime's basic optimiser drops `x + 0` as a no-op, but -0.0 + 0.0 is +0.0: Sum
+        # broadcasts as Add does (`plus_zero`)
+        return ctx.emit("Sum", inputs)
     near = _noop_lookalike(node)
     if near is not None:  # the constant one rank above the result: not a no-op candidate, then Squeeze
         rank = node.outputs[0].type.ndim

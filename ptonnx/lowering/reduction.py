@@ -131,7 +131,7 @@ def emit_sum_prod(ctx, node, inputs):
     if (node.op == "ReduceSum" and node.inputs[0].dtype in FLOAT_DTYPES and may_be_negative_zero(node.inputs[0])
             and not zero_sign_unread(node.outputs[0])):
         # onnxruntime's sum of -0.0s is -0.0, NumPy's +0.0 (it adds them to +0.0): so is ours
-        result = plus_zero(ctx, result, node.outputs[0].type.ndim, node.outputs[0].dtype)
+        result = plus_zero(ctx, result, node.outputs[0].dtype)
     return [result]
 
 

@@ -50,7 +50,7 @@ def _sin(ctx, x, dtype, rank):
     reduces it; a NaN or infinite x makes k NaN, and sin(x) is NaN. `plus_zero` makes k = -0.0 a
     +0.0, so x - k*pi (pi's parts all positive) keeps the -0.0 of sin(-0.0); below 2**-26 k is 0 and onnxruntime's Sin
     gives x itself (checked by the accuracy tests at subnormals and ±0)."""
-    turns = plus_zero(ctx, ctx.emit1("Mul", [x, ctx.scalar(1 / PI[0], dtype)]), rank, dtype)
+    turns = plus_zero(ctx, ctx.emit1("Mul", [x, ctx.scalar(1 / PI[0], dtype)]), dtype)
     reducible = ctx.emit1("Cast", [ctx.emit1("Less", [ctx.emit1("Abs", [x]), ctx.scalar(REDUCE_BELOW, dtype)])],
                           to=onnx_dtype(dtype))
     k = ctx.emit1("Mul", [ctx.emit1("Round", [turns]), reducible])

@@ -11,7 +11,9 @@ gives the same number for every input, NaN and the sign of zero included:
 - `all(x) and all(y)`, over every axis of two conditions of one static shape, is `all(x and y)`;
 - `sum(switch(c, v, k))` over every axis, with `c` one element, `k` a non-finite constant and
   at least one element summed, is `switch(c, sum(v), k)`: n copies of -inf (+inf, NaN) sum to
-  themselves, and the selection of one element becomes the selection of the sum.
+  themselves, and the selection of one element becomes the selection of the sum;
+- `squeeze(f(unsqueeze(x), c))` for elementwise f is `f(x, c)` with c squeezed (a check of a
+  parameter broadcast to one element).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import attrs
 import numpy as np
 
 from ptonnx.ir import Builder, Graph, Node, Value
+from ptonnx.ir.registry import get_schema, has_op
 from ptonnx.ir.rewrite import Replacement, apply_rewrites, node_rewriter
 from ptonnx.passes.base import PassResult
 
@@ -47,12 +50,14 @@ def _stacked_scalars(value: Value) -> tuple[list[Value], list[Node]] | None:
         return None
     scalars, parts = [], [concat]
     for v in concat.inputs:
+        if v.const is not None and v.dtype == "bool" and v.type.ndim == 1 and v.const.all():
+            continue  # an all-true constant part (a check PyTensor folded) adds nothing to the all
         unsqueeze = _producer(v, "Unsqueeze")
         if unsqueeze is None or unsqueeze.inputs[0].type.ndim != 0 or tuple(unsqueeze.attrs["axes"]) != (0,):
             return None
         scalars.append(unsqueeze.inputs[0])
         parts.append(unsqueeze)
-    return scalars, parts
+    return (scalars, parts) if scalars else None
 
 
 @node_rewriter("ReduceAll")
@@ -142,7 +147,55 @@ def sum_of_switch(b: Builder, node: Node):
     return None
 
 
-REWRITES = (all_of_stacked, and_of_alls, sum_of_switch)
+def _without_axes(b: Builder, v: Value, axes: tuple[int, ...], rank: int) -> Value | None:
+    """v (an operand of an elementwise node of rank `rank`) with the size-1 `axes` dropped: a
+    0-d value as it is, an Unsqueeze of exactly those axes undone, a constant squeezed."""
+    if v.type.ndim == 0:
+        return v
+    if v.type.ndim != rank:
+        return None
+    unsqueeze = _producer(v, "Unsqueeze")
+    if unsqueeze is not None and tuple(sorted(a % rank for a in unsqueeze.attrs["axes"])) == axes:
+        return unsqueeze.inputs[0]
+    if v.const is not None and all(v.shape[a] == 1 for a in axes):
+        return Value.constant(np.squeeze(v.const, axis=axes))
+    return None
+
+
+def _dropped_unit_axes(node: Node) -> tuple[int, ...] | None:
+    """The axes `node` drops if all it does is drop axes of size 1: a Squeeze, or an all/any
+    over such axes (of one element each, it is that element)."""
+    rank = node.inputs[0].type.ndim
+    axes = tuple(sorted(a % rank for a in node.attrs["axes"])) if rank else ()
+    if node.op in ("ReduceAll", "ReduceAny") and (node.attrs["keepdims"] or not axes
+                                                   or any(node.inputs[0].shape[a] != 1 for a in axes)):
+        return None
+    return axes
+
+
+@node_rewriter("Squeeze", "ReduceAll", "ReduceAny")
+def squeeze_of_elementwise(b: Builder, node: Node):
+    """Squeeze(f(Unsqueeze(x), c)) -> f(x, squeezed c) for elementwise f: a check of a parameter
+    PyTensor broadcast to (1,) (`sigma > 0`, then an all over the one element) compares the
+    scalar itself, one node fewer, the same numbers (f maps each element alone)."""
+    inner = node.inputs[0].producer
+    if inner is None or len(inner.outputs) != 1 or inner.outputs[0].num_uses != 1 or not _elementwise(inner.op):
+        return None
+    rank = inner.outputs[0].type.ndim
+    axes = _dropped_unit_axes(node)
+    if not axes:
+        return None
+    operands = [_without_axes(b, v, axes, rank) for v in inner.inputs]
+    if any(v is None for v in operands) or not any(_producer(v, "Unsqueeze") for v in inner.inputs):
+        return None
+    return Replacement({node.outputs[0]: b.node(inner.op, operands, inner.attrs).output}, absorbs=(inner,))
+
+
+def _elementwise(op: str) -> bool:
+    return has_op(op) and get_schema(op).family == "elementwise"
+
+
+REWRITES = (all_of_stacked, and_of_alls, sum_of_switch, squeeze_of_elementwise)
 
 
 @attrs.define

@@ -151,3 +151,30 @@ def test_softplus_of_x_and_of_minus_x_share_one_exp():
     check_like_pytensor([x], outs, [EDGES])
     ops = _ops(ptonnx.compile_function([x], outs))
     assert ops.count("Exp") == 1 and ops.count("Log") == 1, ops
+
+
+def test_a_check_of_a_parameter_broadcast_to_one_element_compares_the_scalar():
+    """PyMC's normal likelihood checks `sigma > 0` on sigma broadcast to (1,), then takes the all
+    of that one element (a Squeeze): the comparison moves to the scalar, NaN and ±0 as before."""
+    y, sigma = pt.dvector("y"), pt.dscalar("sigma")
+    s1 = pt.shape_padleft(sigma)
+    ok = pt.all(s1 > 0.0)
+    logp = pt.switch(ok, (-0.5 * ((y - 1.0) / s1) ** 2 - pt.log(s1)).sum(), -np.inf)
+    # no sigma below float32's range: PyTensor's Python evaluation of its rewritten graph (a
+    # Composite) takes 1e-300 > 0 and 5e-324 > 0 as False (pytensor 3.0.7); NumPy and ptonnx, True
+    for value in (1.5, 0.0, -0.0, 1e-30, -2.0, np.inf, np.nan):
+        check_like_pytensor([y, sigma], [logp, ok], [np.array([0.5, -1e308, np.nan]), np.float64(value)])
+    cm = ptonnx.compile_function([y, sigma], [logp, ok])
+    assert cm.report["simplify"].details.get("squeeze_of_elementwise", 0) >= 1, cm.report["simplify"].details
+    greater = [n for n in cm.model.graph.node if n.op_type == "Greater"]
+    assert len(greater) == 1 and greater[0].input[0] == "sigma", cm.model.graph.node
+
+
+def test_an_all_true_constant_in_the_stacked_checks_is_dropped():
+    """all(stack([a, True, b])) of scalars: `a and b` (a check PyTensor folded to True)."""
+    a, b = pt.dscalar("a"), pt.dscalar("b")
+    ok = pt.all([a > 0, pt.as_tensor(np.array(True)), b <= 1])  # as check_parameters builds it
+    for va, vb in [(1.0, 0.5), (-1.0, 0.5), (np.nan, 0.5), (1.0, 2.0), (0.0, -0.0)]:
+        check_like_pytensor([a, b], [ok, pt.switch(ok, a + b, -np.inf)], [np.float64(va), np.float64(vb)])
+    ops = _ops(ptonnx.compile_function([a, b], [ok]))
+    assert "Concat" not in ops and "ReduceMin" not in ops, ops

@@ -233,10 +233,12 @@ define("Det", inputs=("a: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES},
        doc="the determinant (NumPy's: the product of LU's diagonal, signed by the row swaps)")
 define("SLogDet", inputs=("a: T",), outputs=("sign: T", "logabsdet: T"), dtypes={"T": FLOAT_DTYPES}, type_rule=_slogdet_rule,
        semantics=_slogdet, traits=("no_fold",), family="linalg",
-       doc="sign and log|det| (NumPy's: 0 and -inf for a singular matrix)")
+       doc="sign and log|det| (NumPy's: 0 and -inf for a singular matrix); fixed 1 x 1 matrices (a univariate "
+           "Kalman filter's F) in closed form, no symmetry test or If (`linalg/one_by_one.py`)")
 define("MatrixInverse", inputs=("a: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_inverse_rule,
        semantics=_inverse, traits=("no_fold",), family="linalg",
-       doc="the inverse (NumPy's inv); a singular matrix raises LinAlgError, as in PyTensor")
+       doc="the inverse (NumPy's inv); a singular matrix raises LinAlgError, as in PyTensor; a matrix the type "
+           "fixes at 1 x 1 is 1 / a, NumPy's to the bit, no factorisation (`linalg/one_by_one.py`)")
 
 
 def _expm_rule(types, a):

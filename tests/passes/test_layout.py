@@ -138,3 +138,23 @@ def test_stacked_columns_start_the_transposed_chain(tmp_path):
     assert not _ort_broadcasts_on_tall_matrices(cm, tmp_path), _ort_broadcasts_on_tall_matrices(cm, tmp_path)
     before = ptonnx.compile_function(variables, outs, passes=WITHOUT)
     assert _ort_broadcasts_on_tall_matrices(before, tmp_path)
+
+
+def test_scalars_against_a_column_are_read_at_its_rank():
+    """A 0-d operand against an (N, 1) result is broadcast by onnxruntime in a call per row: every
+    elementwise node over a column reads its operands at the column's rank, with PyTensor's
+    numbers (a Poisson component's `switch(mu >= 0, logp, -inf)` in a mixture, say)."""
+    y, mu = pt.tensor("y", dtype="float64", shape=(None, 1)), pt.dscalar("mu")
+    logp = pt.switch(mu >= 0, y * pt.log(mu) - mu - pt.gammaln(y + 1.0), -np.inf)
+    outs = [logp, pt.switch(pt.eq(y, 0.0), 0.0, logp * 2.0)]
+    # no |y| below float32's range: PyTensor's Python evaluation of its rewritten graph (a Composite)
+    # takes 5e-324 == 0 as True (pytensor 3.0.7; NumPy and ptonnx: False)
+    normal = HARD[~(np.abs(HARD) < 1e-30) | (HARD == 0)]
+    column = np.concatenate([normal, np.arange(20.0)])[:, None]
+    for m in (2.5, 0.0, -0.0, -1.0, np.inf, np.nan):
+        check_like_pytensor([y, mu], outs, [column, np.float64(m)], more_values=[[np.zeros((0, 1)), np.float64(m)]])
+    cm = ptonnx.compile_function([y, mu], outs)
+    assert cm.report["layout"].details.get("column_operands", 0) >= 3, cm.report["layout"].details
+    short = [(n.op, [v.type.ndim for v in n.inputs]) for n in cm.ir
+             if get_schema(n.op).family == "elementwise" and n.outputs[0].type.ndim == 2 and any(v.type.ndim < 2 for v in n.inputs)]
+    assert not short, short

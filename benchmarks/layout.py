@@ -6,7 +6,8 @@ models compiled with and without the pass.
     .venv-pymc/bin/python benchmarks/layout.py --models    # + the PyMC models (pymc environment)
 
 Kernels: one binary op over (N, 1) x (1, K) and (N, K) x (N, 1) operands (N = 10,000, K = 2) and
-the same work transposed, (1, N) x (K, 1) and (K, N) x (1, N); µs per node (a chain of 20 nodes
+the same work transposed, (1, N) x (K, 1) and (K, N) x (1, N); and a column (N, 1) against a 0-d,
+a (1,) and a (1, 1) operand (onnxruntime's per-row broadcast for the lower ranks); µs per node (a chain of 20 nodes
 per session run, median of 100 runs). Models: logp + gradient of the models with (N, K) work
 at n = 10,000, `ptonnx.DEFAULT_PASSES` against the same without `layout`, through
 `CompiledModel` on 1 thread at onnxruntime's default level, interleaved rounds, medians;
@@ -31,6 +32,8 @@ from ptonnx.testing import session_options  # noqa: E402
 
 N, K = 10_000, 2
 PAIRS = [((N, 1), (1, K)), ((1, N), (K, 1)), ((N, K), (N, 1)), ((K, N), (1, N))]
+#: a column (N, 1) against an operand of lower rank, and of its own rank (`layout`'s column_operands)
+COLUMN_PAIRS = [((N, 1), ()), ((N, 1), (1,)), ((N, 1), (1, 1)), ((N,), ())]
 MODELS = ("mixture", "zero_inflated", "ordered_logistic")
 
 
@@ -90,6 +93,11 @@ def main(argv=None) -> None:
              "| op | " + " | ".join(f"{a} x {b}" for a, b in PAIRS) + " |", "|---|" + "---:|" * len(PAIRS)]
     for op in ("Sub", "Mul", "Div"):
         lines.append(f"| {op} | " + " | ".join(f"{kernel_us(op, a, b):.1f}" for a, b in PAIRS) + " |")
+        print(lines[-1], flush=True)
+    lines += ["", "## A column against a lower-rank operand: µs per node, N = 10,000", "",
+              "| op | " + " | ".join(f"{a} x {b}" for a, b in COLUMN_PAIRS) + " |", "|---|" + "---:|" * len(COLUMN_PAIRS)]
+    for op in ("Add", "Mul"):
+        lines.append(f"| {op} | " + " | ".join(f"{kernel_us(op, a, b):.1f}" for a, b in COLUMN_PAIRS) + " |")
         print(lines[-1], flush=True)
     if args.models:
         lines += ["", "## PyMC models, logp + gradient, n = 10,000: µs per call", "",

@@ -90,11 +90,14 @@ def _ort_function(model):
 
 def interleaved_us(calls: dict, rounds: int) -> dict:
     """key -> µs per call: the median over `rounds` of each call's mean time in a round, the calls
-    taking turns within each round (so machine load hits them alike: same-run ratios)."""
+    taking turns within each round (so machine load hits them alike: same-run ratios), in the
+    reverse order every other round (so no call always runs right after another's), each warmed
+    up first and run for about the same time a round (its count from its warm calls' median)."""
     per_round = {key: _calls_per_round(call) for key, call in calls.items()}
     samples = {key: [] for key in calls}
-    for _ in range(rounds):
-        for key, call in calls.items():
+    order = list(calls.items())
+    for r in range(rounds):
+        for key, call in order if r % 2 == 0 else order[::-1]:
             k = per_round[key]
             start = time.perf_counter()
             for _ in range(k):
@@ -110,9 +113,15 @@ def _timed(build):
 
 
 def _calls_per_round(call, budget: float = 0.05) -> int:
-    start = time.perf_counter()
-    call()
-    once = max(time.perf_counter() - start, 1e-7)
+    """Calls for about `budget` seconds, from the median of warm calls (the first ones run slow:
+    onnxruntime plans its memory on the first)."""
+    times, spent = [], 0.0
+    while len(times) < 5 or (spent < budget and len(times) < 50):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+        spent += times[-1]
+    once = max(statistics.median(times), 1e-7)
     return max(1, min(2000, int(budget / once)))
 
 

@@ -47,7 +47,7 @@ def kernel_us(op: str, a_shape, b_shape, chain: int = 20) -> float:
     model = helper.make_model(helper.make_graph(nodes, "g", inputs, outputs), opset_imports=[helper.make_opsetid("", 18)])
     session = ort.InferenceSession(model.SerializeToString(), session_options(threads=1, spin=True), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
-    feed = {"a": rng.random(a_shape) + 1, "b": rng.random(b_shape) + 1}
+    feed = {"a": np.asarray(rng.random(a_shape) + 1), "b": np.asarray(rng.random(b_shape) + 1)}  # a 0-d shape gives a float
     for _ in range(10):
         session.run(None, feed)
     times = []

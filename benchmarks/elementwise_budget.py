@@ -304,7 +304,7 @@ def floor_table(rows: list[dict]) -> str:
     for r in rows:
         kernel = f"{r['kernel_ns']:.2f} ({r['kernel_ns'] / r['numpy_ns']:.2f}x)" if "kernel_ns" in r else "none in float64"
         lines.append(f"| {r['function']} | {r['numpy_ns']:.2f} | {WITHIN * r['numpy_ns']:.2f} | {kernel} | "
-                     f"{r['nodes']}, {r['skeleton_ns']:.2f}, {r['skeleton_ns'] / r['numpy_ns']:.2f}x | {r['skeleton']} |")
+                     f"{r['nodes']}, {r['skeleton_ns']:.2f}, {r['skeleton_ns'] / r['numpy_ns']:.2f}x | {r['skeleton'].replace('|', chr(92) + '|')} |")
     return "\n".join(lines)
 
 

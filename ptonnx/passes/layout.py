@@ -159,8 +159,8 @@ def _expand(b: Builder, node: Node):
 def _column_operands(b: Builder, node: Node):
     """An elementwise node whose result ends in a size-1 axis, (N, 1) say, reads its operands of
     lower rank at the result's rank: onnxruntime 1.32 broadcasts a 0-d or (1,) operand against
-    (N, 1) in a call per row, 50 times slower than a (1, 1) one (an Add at N = 10,000: 165 us
-    against 3, `benchmarks/layout.py`). A constant is reshaped, a value Unsqueezed (no data moves)."""
+    (N, 1) in a call per row, some 35 times slower than a (1, 1) one (an Add at N = 10,000: 245 us
+    against 7, `benchmarks/results/layout.md`). A constant is reshaped, a value Unsqueezed (no data moves)."""
     out = node.outputs[0]
     rank = out.type.ndim
     if len(node.outputs) != 1 or rank < 2 or out.shape[-1] != 1:

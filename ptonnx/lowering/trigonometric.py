@@ -44,7 +44,7 @@ def _sign_of_parity(ctx, k, dtype, odd_sign):
     return ctx.emit1("Add", [ctx.emit1("Mul", [odd_half, ctx.scalar(4.0 * odd_sign, dtype)]), ctx.scalar(-odd_sign, dtype)])
 
 
-def _sin(ctx, x, dtype, rank):
+def _sin(ctx, x, dtype):
     """sin(x) with one Sin kernel: beyond 2**20 the multiple k is 0 (a mask, not a Where:
     onnxruntime's float64 Where costs ~6 ns an element), so x itself reaches the kernel, which
     reduces it; a NaN or infinite x makes k NaN, and sin(x) is NaN. `plus_zero` makes k = -0.0 a
@@ -58,10 +58,10 @@ def _sin(ctx, x, dtype, rank):
     return ctx.emit1("Mul", [_sign_of_parity(ctx, k, dtype, -1.0), ctx.emit1("Sin", [r])])  # (-1)**k sin(r)
 
 
-def sin_cos(ctx, x: str, op: str, dtype: str, rank: int) -> str:
+def sin_cos(ctx, x: str, op: str, dtype: str) -> str:
     """float64 sin (op "Sin") or cos ("Cos") of x, reduced first (Cody-Waite)."""
     if op == "Sin":
-        return _sin(ctx, x, dtype, rank)
+        return _sin(ctx, x, dtype)
     turns = ctx.emit1("Mul", [x, ctx.scalar(1 / PI[0], dtype)])
     k = ctx.emit1("Floor", [turns])
     m = ctx.emit1("Add", [ctx.emit1("Add", [k, k]), ctx.scalar(1, dtype)])  # 2k + 1
@@ -77,7 +77,7 @@ def emit_sin_cos(ctx, node, inputs):
     (x,), dtype = inputs, node.outputs[0].dtype
     if dtype != "float64":
         return emit_direct(ctx, node, inputs)
-    return sin_cos(ctx, x, node.op, dtype, node.outputs[0].type.ndim)
+    return sin_cos(ctx, x, node.op, dtype)
 
 
 #: Cephes tan.c: tan(r) = r + r**3 P(r**2) / Q(r**2) for |r| <= pi/4 (Q's leading 1 implied)

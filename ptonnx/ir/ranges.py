@@ -147,7 +147,7 @@ def _bool(true: bool | None) -> Fact:
 def _compare(op: str):
     def rule(node, facts):
         a, b = facts
-        if a.nan or b.nan or a.lo > a.hi or b.lo > b.hi:
+        if a.lo > a.hi or b.lo > b.hi:
             return _bool(None)
         decided = {
             "Less": (a.hi < b.lo, a.lo >= b.hi),
@@ -156,7 +156,8 @@ def _compare(op: str):
             "GreaterOrEqual": (a.lo >= b.hi, a.hi < b.lo),
             "Equal": (a.lo == a.hi == b.lo == b.hi, a.hi < b.lo or b.hi < a.lo),
         }[op]
-        return _bool(True if decided[0] else False if decided[1] else None)
+        # a NaN operand makes every one of these false: a false verdict stands, a true one needs no NaN
+        return _bool(True if decided[0] and not (a.nan or b.nan) else False if decided[1] else None)
 
     return rule
 
@@ -188,6 +189,29 @@ def _select(node, facts):
     if c.false:
         return b
     return Fact(min(a.lo, b.lo), max(a.hi, b.hi), a.nan or b.nan)
+
+
+def _softmax(node, facts):
+    """In [0, 1] or NaN, whatever its operand: each element mixes its whole slice, so the result
+    is a root of its own (`MIXES`)."""
+    return Fact(0.0, 1.0, False)
+
+
+def _quantifier(op: str):
+    """all / any over axes: a verdict every element shares (every element true, or false) is the
+    result's, unless the reduced slice may be empty (all of nothing is true, any false)."""
+    def rule(node, facts):
+        (a,) = facts
+        axes = node.attrs["axes"]
+        empty = any(not isinstance(d, int) or d == 0 for i, d in enumerate(node.inputs[0].shape) if i in axes)
+        # and only where a NaN root keeps it: a NaN anywhere in a slice reaches its one result
+        if a.true and a.roots <= a.nan_true and (op == "ReduceAll" or not empty):
+            return _bool(True)
+        if a.false and a.roots <= a.nan_false and (op == "ReduceAny" or not empty):
+            return _bool(False)
+        return _bool(None)
+
+    return rule
 
 
 def _same(node, facts):
@@ -268,10 +292,14 @@ RULES: dict[str, Callable] = {
     "Reshape": _same, "Expand": _same, "Transpose": _same, "Squeeze": _same, "Unsqueeze": _same,
     "Slice": _same, "Gather": _same, "Concat": _union,
     "Shape": lambda node, facts: Fact(0.0, INF, False), "Range": _range,
+    "Softmax": _softmax, "ReduceAll": _quantifier("ReduceAll"), "ReduceAny": _quantifier("ReduceAny"),
 }
 #: ops that move elements: their result's elements no longer line up with their roots' (a NaN
 #: root element may land anywhere), so each result is a root of its own, with the bounds kept
 MOVES = frozenset({"Reshape", "Expand", "Transpose", "Squeeze", "Unsqueeze", "Slice", "Gather", "Concat"})
+#: ops whose every result element reads a whole slice (a NaN anywhere in it reaches them all),
+#: with bounds that hold for every operand: each result is a root of its own, its bounds kept
+MIXES = frozenset({"Softmax"})
 #: the dtypes analysed: float64 (what decompositions compute in), bool, and ints below 2**53
 DTYPES = frozenset({"float64", "bool", "int64", "int32"})
 #: integer ops that may wrap around
@@ -307,7 +335,11 @@ def analyse(graph: Graph) -> Facts:
         limit = INT_LIMIT.get(out.dtype)
         if limit is not None and node.op in ARITHMETIC and not (-limit <= result.lo and result.hi <= limit):
             result = Fact(nan=False)
-        if node.op in MOVES and any(f.roots for f in inputs):  # bounds kept, NaN-ness its own
+        if node.op in MIXES:
+            facts[out] = attrs.evolve(result, roots=frozenset({out}), poison=frozenset({out}))
+        elif node.op in MOVES and any(f.roots for f in inputs):  # bounds kept, NaN-ness its own
+            if any(v.dtype in FLOAT_DTYPES and not f.roots <= f.poison for v, f in zip(node.inputs, inputs)):
+                result = Fact()  # a NaN root may leave an element that is not NaN out of bounds
             facts[out] = attrs.evolve(result, nan=False, roots=frozenset({out}), poison=frozenset({out}))
         elif node.op == "Shape":
             facts[out] = result
@@ -324,6 +356,9 @@ def _settled(node, inputs: list[Fact]) -> dict:
         return {"nan_false": inputs[0].poison | inputs[1].poison}
     if op == "IsNaN":
         return {"nan_true": inputs[0].poison}
+    if op in ("ReduceAll", "ReduceAny"):  # a verdict `_quantifier` gave holds for every NaN root
+        return {"nan_true": inputs[0].nan_true if inputs[0].true else frozenset(),
+                "nan_false": inputs[0].nan_false if inputs[0].false else frozenset()}
     if node.outputs[0].dtype != "bool":
         return {}
     if op == "Not":

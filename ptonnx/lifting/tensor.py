@@ -200,8 +200,9 @@ def lift_log_softmax(ctx, node):
     if not axes:
         return [ctx.op("Sub", x, x)]
     top = ctx.op("ReduceMax", x, axes=axes, keepdims=True)
-    finite = ctx.op("Not", ctx.op("Or", ctx.op("IsInf", top), ctx.op("IsNaN", top)))
-    top = ctx.op("Where", finite, top, Value.constant(np.zeros((), out.type.dtype)))
+    zero = Value.constant(np.zeros((), out.type.dtype))
+    infinite = ctx.op("IsNaN", ctx.op("Sub", top, top))  # m - m is 0, or NaN for ±inf and NaN
+    top = ctx.op("Where", infinite, zero, top)
     return [_minus_log_sum_exp(ctx, ctx.op("Sub", x, top), axes, out.name)]
 
 

@@ -62,6 +62,8 @@ class LowerContext:
         self._constant_nodes = False
         #: name -> array of each constant `const` made (`constant_value`)
         self._values: dict[str, np.ndarray] = {}
+        #: float sums whose +0.0 (NumPy's sign of a sum of -0.0s) the one Add reading each adds
+        self.owed_plus_zero: set[str] = set()
 
     def child(self) -> LowerContext:
         """A context for a body graph: its own nodes and value names, but one namespace and

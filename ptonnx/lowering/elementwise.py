@@ -229,6 +229,10 @@ def _noop_lookalike(node) -> int | None:
 @emits(*DIRECT)
 def emit_direct(ctx, node, inputs):
     zero = _adds_positive_zero(node)
+    if node.op == "Add" and ctx.owed_plus_zero.intersection(inputs):
+        # a + (s + 0.0), s a sum owing NumPy's +0.0 (`emit_sum_prod`): never -0.0, as
+        # (a + s) + 0.0 is not; every other value is a + s
+        return ctx.emit("Sum", [*inputs, ctx.scalar(0, node.outputs[0].dtype)])
     if zero is not None:
         # onnxruntime's basic optimiser drops `x + 0` as a no-op, but -0.0 + 0.0 is +0.0: Sum
         # broadcasts as Add does (`plus_zero`)

@@ -131,8 +131,19 @@ def emit_sum_prod(ctx, node, inputs):
     if (node.op == "ReduceSum" and node.inputs[0].dtype in FLOAT_DTYPES and may_be_negative_zero(node.inputs[0])
             and not zero_sign_unread(node.outputs[0])):
         # onnxruntime's sum of -0.0s is -0.0, NumPy's +0.0 (it adds them to +0.0): so is ours
-        result = plus_zero(ctx, result, node.outputs[0].dtype)
+        if _read_by_one_add(node.outputs[0]):
+            ctx.owed_plus_zero.add(result)  # a + (s + 0) is Sum(a, s, 0): one node (`emit_direct`)
+        else:
+            result = plus_zero(ctx, result, node.outputs[0].dtype)
     return [result]
+
+
+def _read_by_one_add(value) -> bool:
+    """`value` is read once, by a float Add of its own dtype, and is no graph output."""
+    if value.num_uses != 1 or value.is_graph_output:
+        return False
+    ((user, _),) = value.uses
+    return user.op == "Add" and user.outputs[0].dtype == value.dtype
 
 
 def ordered_uint64(ctx, x: str) -> str:
@@ -151,6 +162,24 @@ def _has_nan(ctx, x: str, axes, keepdims: bool) -> tuple[str, str]:
     return ctx.emit1("Cast", [found], to=TensorProto.BOOL), mask
 
 
+#: a float max or min over one static axis at most this long is its slices' elementwise Max/Min
+FEW = 8
+
+
+def _few_static(shape, axes) -> bool:
+    return len(axes) == 1 and isinstance(shape[axes[0]], int) and 2 <= shape[axes[0]] <= FEW
+
+
+def _pieces_max_min(ctx, op: str, x: str, axis: int, size: int, keepdims: bool) -> str:
+    """max over a short axis as Split, then one variadic Max (Min): onnxruntime's elementwise
+    Max propagates NaN and gives NumPy's maximum.reduce to the bit, zero signs included
+    (tests/lowering/test_reduction_pieces.py tries every order of NaN, ±0, ±inf), where its
+    ReduceMax needs a NaN mask (4 more nodes) and still picks the other zero."""
+    pieces = ctx.emit("Split", [x], outputs=size, axis=axis, num_outputs=size)
+    result = ctx.emit1(op.removeprefix("Reduce"), pieces)
+    return result if keepdims else ctx.emit1("Squeeze", [result, ctx.ints([axis])])
+
+
 @emits("ReduceMax", "ReduceMin")
 @_over_no_axes
 def emit_max_min(ctx, node, inputs):
@@ -158,6 +187,8 @@ def emit_max_min(ctx, node, inputs):
     dtype, axes, keepdims = node.inputs[0].dtype, node.attrs["axes"], node.attrs["keepdims"]
     if dtype == "uint64":
         return [unordered_uint64(ctx, _reduce(ctx, node.op, ordered_uint64(ctx, x), axes, keepdims))]
+    if dtype in FLOAT_DTYPES and ctx.target == "onnxruntime" and _few_static(node.inputs[0].shape, axes):
+        return [_pieces_max_min(ctx, node.op, x, axes[0], node.inputs[0].shape[axes[0]], keepdims)]
     result = _reduce(ctx, node.op, x, axes, keepdims)
     if dtype not in FLOAT_DTYPES:
         return [result]

@@ -9,6 +9,9 @@ bodies are left alone. Two checks merge only as any node does: same value, same
 conditions, same message and exception class, so the merged one fails exactly when,
 and as, either would (two eighs of one matrix check it once and factor it once). Runs
 in every body too (the PassManager walks them).
+
+`a + b` and `b + a` are one node (as are the other commutative ops). A merge can leave `x and x` (two checks of one value that became one): an idempotent op
+of one value twice is that value.
 """
 
 from __future__ import annotations
@@ -22,10 +25,16 @@ from ptonnx.passes.base import PassResult
 
 #: constants up to this size compare by content
 SMALL = 256
+#: f(x, x) = x, NaN and the sign of zero included
+IDEMPOTENT = frozenset({"And", "Or", "Max", "Min"})
+#: f(a, b) = f(b, a) to the bit: `1 + x` and `x + 1` merge
+COMMUTATIVE = frozenset({"Add", "Mul", "And", "Or", "Xor", "Equal"})
 
 
 def _value_key(value: Value):
     const = value.const
+    if const is not None and const.size == 1:  # 1.0 and [1.0] broadcast alike (the result types are in the key)
+        return ("const", const.dtype.str, const.tobytes())
     if const is not None and const.nbytes <= SMALL:
         return ("const", const.dtype.str, const.shape, const.tobytes())
     return id(value)
@@ -48,7 +57,10 @@ def _key(node: Node):
         return None
     try:
         attrs_key = tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items()))
-        key = (node.op, tuple(_value_key(v) for v in node.inputs), len(node.outputs), attrs_key)
+        inputs = tuple(_value_key(v) for v in node.inputs)
+        if node.op in COMMUTATIVE:
+            inputs = tuple(sorted(inputs, key=repr))
+        key = (node.op, inputs, tuple(v.type for v in node.outputs), attrs_key)
         hash(key)
     except TypeError:  # an attribute nobody taught us to compare: leave the node alone
         return None
@@ -66,6 +78,12 @@ class CommonSubexpressionElimination:
         merged = 0
         for node in list(graph):
             if self.only is not None and node.op not in self.only:
+                continue
+            out = node.outputs[0]
+            if node.op in IDEMPOTENT and len(set(map(id, node.inputs))) == 1 and node.inputs[0].type == out.type:
+                graph.replace_all_uses(out, node.inputs[0])
+                graph.remove(node)
+                merged += 1
                 continue
             key = _key(node)
             if key is None:

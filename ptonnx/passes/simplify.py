@@ -13,7 +13,8 @@ gives the same number for every input, NaN and the sign of zero included:
   at least one element summed, is `switch(c, sum(v), k)`: n copies of -inf (+inf, NaN) sum to
   themselves, and the selection of one element becomes the selection of the sum;
 - `squeeze(f(unsqueeze(x), c))` for elementwise f is `f(x, c)` with c squeezed (a check of a
-  parameter broadcast to one element).
+  parameter broadcast to one element);
+- `switch(not c, x, y)` is `switch(c, y, x)`.
 """
 
 from __future__ import annotations
@@ -191,11 +192,22 @@ def squeeze_of_elementwise(b: Builder, node: Node):
     return Replacement({node.outputs[0]: b.node(inner.op, operands, inner.attrs).output}, absorbs=(inner,))
 
 
+@node_rewriter("Where")
+def where_of_not(b: Builder, node: Node):
+    """Where(not c, x, y) -> Where(c, y, x): the same selection, one node fewer (scipy's
+    log_softmax keeps its max where isfinite(max), and that is a `not`)."""
+    negation = _producer(node.inputs[0], "Not")
+    if negation is None or negation.outputs[0].num_uses != 1 or negation.inputs[0].dtype != "bool":
+        return None
+    x, y = node.inputs[1:]
+    return Replacement({node.outputs[0]: b.node("Where", [negation.inputs[0], y, x]).output}, absorbs=(negation,))
+
+
 def _elementwise(op: str) -> bool:
     return has_op(op) and get_schema(op).family == "elementwise"
 
 
-REWRITES = (all_of_stacked, and_of_alls, sum_of_switch, squeeze_of_elementwise)
+REWRITES = (all_of_stacked, and_of_alls, sum_of_switch, squeeze_of_elementwise, where_of_not)
 
 
 @attrs.define

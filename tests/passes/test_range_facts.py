@@ -135,7 +135,8 @@ NUMBERS = st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5, 13.0, 1e-300, math.inf, -m
 def programs(draw):
     """A random expression of x: unary ops, arithmetic with constants, and selections on
     comparisons of its parts (what decompositions are made of)."""
-    steps = draw(st.lists(st.tuples(st.sampled_from(["unary", "binary", "select", "isnan"]), st.integers(0, 1 << 30),
+    kinds = ["unary", "binary", "select", "isnan", "softmax", "all", "any", "within"]
+    steps = draw(st.lists(st.tuples(st.sampled_from(kinds), st.integers(0, 1 << 30),
                                     st.sampled_from(UNARY), st.sampled_from(["Add", "Sub", "Mul", "Div", "Max"]),
                                     st.sampled_from(COMPARE), NUMBERS, st.sampled_from(["Select", "Where"])),
                           min_size=1, max_size=12))
@@ -152,6 +153,14 @@ def _build(steps):
             values.append(b.op(unary, v))
         elif kind == "binary":
             values.append(b.op(binary, v, w if pick & 1 else _c(number)))
+        elif kind == "softmax":
+            values.append(b.op("Softmax", v, axis=0))
+        elif kind in ("all", "any", "within"):  # a check over every element, as PyMC writes them
+            test = b.op(compare, v, _c(number))
+            if kind == "within":  # lo <= v <= hi
+                test = b.op("And", b.op("GreaterOrEqual", v, _c(-abs(number))), b.op("LessOrEqual", v, _c(abs(number))))
+            test = b.op("ReduceAny" if kind == "any" else "ReduceAll", test, axes=(0,))
+            values.append(b.op(select, test, w, v if pick & 2 else _c(number)))
         else:
             test = b.op("IsNaN", v) if kind == "isnan" else b.op(compare, v, _c(number))
             values.append(b.op(select, test, w, v if pick & 2 else _c(number)))
@@ -193,3 +202,55 @@ def test_integer_bounds_that_may_have_wrapped_are_unknown():
     assert RangeFacts().run(g).rewrites == 0
     limits = np.array([np.iinfo(np.int64).min + 1, np.iinfo(np.int64).max])
     np.testing.assert_array_equal(ir.interpret(g, limits)[0], -limits)  # the wrapped sum is negative
+
+
+def test_a_verdict_every_element_shares_decides_a_check_over_all():
+    """any(softmax(x) > 1) is false for every x, NaN too (NaN > 1 is false): PyMC's check of a
+    Categorical's p goes, and its -inf branch with it."""
+    g, x, b = _graph()
+    soft = b.op("Softmax", x, axis=0)
+    above = b.op("ReduceAny", b.op("Greater", soft, _c(1.0)), axes=(0,))
+    below = b.op("ReduceAny", b.op("Less", soft, _c(0.0)), axes=(0,))
+    g.set_outputs([b.op("Where", b.op("Or", above, below), _c(-math.inf), b.op("ReduceSum", soft, axes=(0,)))])
+    facts = analyse(g)
+    assert facts[above].false and facts[above].nan_false == facts[above].roots == {soft}
+    assert RangeFacts().run(g).rewrites == 1
+    assert "Where" not in g.op_counts()  # the checks are dead now: `dce` takes them
+    (got,) = ir.interpret(g, HARD)
+    assert np.isnan(got)  # HARD holds a NaN (and both infinities): the softmax is NaN, so is its sum
+
+
+def test_any_of_a_verdict_a_nan_root_may_flip_is_not_decided():
+    """A verdict that holds only while x is not NaN (x * x >= 0) says nothing of all(...) or any(...)."""
+    g, x, b = _graph()
+    square = b.op("Mul", x, x)
+    every = b.op("ReduceAll", b.op("GreaterOrEqual", square, _c(0.0)), axes=(0,))
+    g.set_outputs([b.op("Where", every, x, b.op("Neg", x))])
+    assert not analyse(g)[every].true
+    assert RangeFacts().run(g).details.get("decided", 0) == 0
+
+
+@pytest.mark.parametrize("check", ["all(exp(x) >= 0)", "all(0 <= p <= 1)", "all(x*x >= 0) 2-d"])
+def test_a_check_a_value_cannot_fail_but_for_nan_is_its_sum_compared_with_itself(check):
+    """all(c(x)), with c(x) true wherever x is not NaN, is sum(x) == sum(x): a NaN anywhere makes
+    the check fail, as before, at two ONNX nodes. At every onnxruntime level, like PyTensor."""
+    x = pt.dmatrix("x") if "2-d" in check else pt.dvector("x")
+    value = {"all(exp(x) >= 0)": pt.exp(x), "all(0 <= p <= 1)": pt.special.softmax(x), "all(x*x >= 0) 2-d": x * x}[check]
+    ok = pt.all(value >= 0) if "p <=" not in check else pt.all((value >= 0) & (value <= 1))
+    out = pt.switch(ok, value.sum(), -np.inf)
+    cases = [HARD[HARD == HARD], HARD, np.array([np.inf, -np.inf, 1.0]), np.zeros(0), np.array([np.nan])]
+    if "2-d" in check:
+        cases = [np.stack([c, c]) for c in cases] + [np.zeros((0, 3)), np.array([[1.0, np.nan], [2.0, 3.0]])]
+    check_like_pytensor([x], [out], [cases[0]], more_values=[[c] for c in cases[1:]])
+    cm = ptonnx.compile_function([x], [out])
+    assert cm.report["range_facts"].details.get("checks") == 1
+    ops = [n.op_type for n in cm.model.graph.node]
+    assert "ReduceMin" not in ops and "Cast" not in ops
+
+
+def test_a_range_check_of_a_value_with_both_infinities_keeps_its_reduction():
+    """x >= -inf holds for every x but NaN, yet sum([inf, -inf]) is NaN: no rewrite."""
+    x = pt.dvector("x")
+    out = pt.switch(pt.all(x >= -np.inf), 1.0, 0.0)
+    check_like_pytensor([x], [out], [np.array([np.inf, -np.inf])], more_values=[[HARD]])
+    assert ptonnx.compile_function([x], [out]).report["range_facts"].details.get("checks") is None

@@ -178,3 +178,33 @@ def test_an_all_true_constant_in_the_stacked_checks_is_dropped():
         check_like_pytensor([a, b], [ok, pt.switch(ok, a + b, -np.inf)], [np.float64(va), np.float64(vb)])
     ops = _ops(ptonnx.compile_function([a, b], [ok]))
     assert "Concat" not in ops and "ReduceMin" not in ops, ops
+
+
+@pytest.mark.parametrize("passes", [None, []])
+def test_a_sum_read_by_one_add_takes_its_positive_zero_there(passes):
+    """a + sum(x), the sum owing NumPy's +0.0 for -0.0s, is one Sum(a, s, 0): -0.0 + sum(-0.0s)
+    is +0.0 in NumPy, and every other value is a + s. (A gradient's `prior + sum(terms)`.)"""
+    a, x = pt.dscalar("a"), pt.dvector("x")
+    out = a + x.sum()
+    cm = assert_matches_pytensor([a, x], [out], [np.float64(-0.0), np.full(3, -0.0)], passes=passes)
+    assert not np.signbit(cm(np.float64(-0.0), np.full(3, -0.0))[0])
+    assert _ops(cm).count("Sum") == 1 and "Add" not in _ops(cm)
+    for a_value in (-0.0, 0.0, 1.5, -np.inf, np.inf, np.nan):
+        for xs in (np.full(3, -0.0), np.zeros(0), EDGES, np.array([1e308, 1e308]), np.array([-1.5, 1.5])):
+            check_like_pytensor([a, x], [out], [np.float64(a_value), xs])
+
+
+def test_a_selection_under_not_swaps_its_branches():
+    """Where(not c, x, y) is Where(c, y, x): the `not` goes, the numbers and zero signs stay."""
+    c, x, y = pt.dvector("c"), pt.dvector("x"), pt.dvector("y")
+    out = pt.switch(pt.invert(c > 0), x, y) * 1.0
+    values = [EDGES, np.full(EDGES.size, -0.0), -EDGES]
+    cm = assert_matches_pytensor([c, x, y], [out], values)
+    assert "Not" not in _ops(cm)
+    check_like_pytensor([c, x, y], [out], values, more_values=[[EDGES[::-1], -EDGES, EDGES]])
+    g = Graph()
+    cond, a, b_ = (g.add_input(TensorType(dt, (3,)), n) for dt, n in (("bool", "c"), ("float64", "a"), ("float64", "b")))
+    builder = Builder(g)
+    negation = builder.op("Not", cond)
+    g.set_outputs([builder.op("Where", negation, a, b_), negation])  # the `not` is read twice: kept
+    assert Simplify().run(g).rewrites == 0

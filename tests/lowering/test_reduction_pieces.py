@@ -1,0 +1,44 @@
+"""Max and min over a short static axis (`lowering/reduction.py` `_pieces_max_min`): a Split and
+one variadic Max/Min, with NumPy's (so PyTensor's) result for every order of NaN, ±0 and ±inf,
+at both onnxruntime levels, where onnxruntime's ReduceMax needs a NaN mask and picks the other
+zero of a tie (docs/limits.md)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+
+import ptonnx
+from tests.conftest import check_like_pytensor
+
+SPECIAL = [np.nan, -0.0, 0.0, -np.inf, np.inf, 1.0, -5e-324]
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+@pytest.mark.parametrize("reduce", ["max", "min", "max keepdims", "min over axis 0"])
+def test_every_order_of_special_values(k, reduce):
+    rows = np.array(list(itertools.product(SPECIAL, repeat=k)))
+    if "axis 0" in reduce:
+        x = pt.tensor("x", shape=(k, None), dtype="float64")
+        out, rows = x.min(axis=0), rows.T.copy()
+    else:
+        x = pt.tensor("x", shape=(None, k), dtype="float64")
+        out = getattr(x, reduce.split()[0])(axis=1, keepdims="keepdims" in reduce)
+    empty = np.zeros((0, k)) if "axis 0" not in reduce else np.zeros((k, 0))
+    check_like_pytensor([x], [out], [rows], more_values=[[empty]])
+    ops = [n.op_type for n in ptonnx.compile_function([x], [out]).model.graph.node]
+    assert "Split" in ops and "IsNaN" not in ops and not any(op.startswith("Reduce") for op in ops)
+
+
+def test_the_longest_short_axis_and_one_past_it():
+    """Eight pieces still split; nine reduce with the NaN mask. Both give NumPy's numbers."""
+    rng = np.random.default_rng(0)
+    for k, split in ((8, True), (9, False)):
+        x = pt.tensor("x", shape=(None, k), dtype="float64")
+        values = rng.choice(np.array(SPECIAL), size=(400, k))
+        check_like_pytensor([x], [x.max(axis=1)], [values])
+        ops = [n.op_type for n in ptonnx.compile_function([x], [x.max(axis=1)]).model.graph.node]
+        assert ("Split" in ops) == split

@@ -1,0 +1,71 @@
+"""The `cse` pass: a repeated node is one node; `a + b` and `b + a` are one; `x and x` is x.
+Each merge keeps every number (the pass property tests run it on random graphs too)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.tensor as pt
+import pytest
+
+import ptonnx
+from ptonnx import ir
+from ptonnx.ir import Builder, Graph, TensorType, Value
+from ptonnx.passes.cse import CommonSubexpressionElimination
+from tests.conftest import check_like_pytensor
+
+EDGES = np.array([-np.inf, -1e308, -2.5, -5e-324, -0.0, 0.0, 5e-324, 1e-300, 0.5, 3.0, 1e308, np.inf, np.nan])
+
+
+def _graph():
+    g = Graph()
+    x = g.add_input(TensorType("float64", (EDGES.size,)), "x")
+    return g, x, Builder(g)
+
+
+def test_a_repeated_node_is_merged_and_one_with_other_attributes_is_not():
+    g, x, b = _graph()
+    one, two = b.op("ReduceSum", x, axes=(0,)), b.op("ReduceSum", x, axes=(0,))
+    kept = b.op("ReduceSum", x, axes=(0,), keepdims=True)
+    g.set_outputs([b.op("Add", one, two), kept])
+    assert CommonSubexpressionElimination().run(g).rewrites == 1
+    assert g.op_counts()["ReduceSum"] == 2
+
+
+@pytest.mark.parametrize("op", ["Add", "Mul", "Equal"])
+def test_operands_of_a_commutative_op_in_either_order_are_one_node(op):
+    g, x, b = _graph()
+    c = Value.constant(np.float64(1.0))
+    first, second = b.op(op, c, x), b.op(op, x, c)
+    g.set_outputs([first, second])
+    before = ir.interpret(g, EDGES)
+    assert CommonSubexpressionElimination().run(g).rewrites == 1
+    assert g.outputs[0] is g.outputs[1]
+    for got, expected in zip(ir.interpret(g, EDGES), before, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_operands_of_an_op_that_does_not_commute_keep_their_order():
+    g, x, b = _graph()
+    c = Value.constant(np.float64(1.0))
+    g.set_outputs([b.op("Sub", c, x), b.op("Sub", x, c), b.op("Div", c, x), b.op("Div", x, c)])
+    assert CommonSubexpressionElimination().run(g).rewrites == 0
+
+
+@pytest.mark.parametrize("op", ["And", "Or", "Max", "Min"])
+def test_an_idempotent_op_of_one_value_twice_is_that_value(op):
+    g, x, b = _graph()
+    v = b.op("Greater", x, Value.constant(np.float64(0.0))) if op in ("And", "Or") else x
+    g.set_outputs([b.op(op, v, v)])
+    before = ir.interpret(g, EDGES)
+    assert CommonSubexpressionElimination().run(g).rewrites == 1
+    assert op not in g.op_counts()
+    np.testing.assert_array_equal(ir.interpret(g, EDGES)[0], before[0])
+
+
+def test_one_plus_x_written_both_ways_is_computed_once_end_to_end():
+    x = pt.dvector("x")
+    outs = [pt.log1p(x), 1.0 / (1 + x)]  # log1p's u = x + 1.0 and the gradient-like 1 + [1.0]
+    check_like_pytensor([x], outs, [EDGES])
+    cm = ptonnx.compile_function([x], outs)
+    assert cm.report["cse"].rewrites >= 1
+    assert [n.op_type for n in cm.model.graph.node].count("Add") <= 1

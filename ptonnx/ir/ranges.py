@@ -338,7 +338,7 @@ def analyse(graph: Graph) -> Facts:
         if node.op in MIXES:
             facts[out] = attrs.evolve(result, roots=frozenset({out}), poison=frozenset({out}))
         elif node.op in MOVES and any(f.roots for f in inputs):  # bounds kept, NaN-ness its own
-            if any(v.dtype in FLOAT_DTYPES and not f.roots <= f.poison for v, f in zip(node.inputs, inputs)):
+            if any(v.dtype in FLOAT_DTYPES and not f.roots <= f.poison for v, f in zip(node.inputs, inputs, strict=True)):
                 result = Fact()  # a NaN root may leave an element that is not NaN out of bounds
             facts[out] = attrs.evolve(result, nan=False, roots=frozenset({out}), poison=frozenset({out}))
         elif node.op == "Shape":

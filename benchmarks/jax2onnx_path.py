@@ -178,7 +178,8 @@ def markdown(rows: list[dict], meta: dict) -> str:
             worst = max(at_n, key=lambda r: _ratio(r, "ptonnx"))
             lines.append(f"\nn = {n:,}, {len(at_n)} models both roads export and time: geometric mean ptonnx / jax2onnx "
                          f"{_geomean(_ratio(r, 'ptonnx') for r in at_n):.2f} (largest {_ratio(worst, 'ptonnx'):.2f}, "
-                         f"{worst['model']}); with the checks off {_geomean(_ratio(r, 'ptonnx, no checks') for r in at_n):.2f}.")
+                         f"{worst['model']}); with the checks off {_geomean(_ratio(r, 'ptonnx, no checks') for r in at_n):.2f}."
+                         + _session_spread(at_n))
     refused = sorted({(r["model"], k, why) for r in rows for k, why in r["refused"].items()})
     if refused:
         lines += ["", "Not exported:"] + [f"- {m}, {k}: {why}" for m, k, why in refused]
@@ -187,6 +188,12 @@ def markdown(rows: list[dict], meta: dict) -> str:
         lines += ["", f"Files off by more than {RTOL:g} (a ptonnx file would not be timed; jax2onnx's are, as its users get them):"] + [
             f"- {m} n={n}, {k}: {e:.2g}" for m, n, k, e in wrong]
     return "\n".join(lines) + "\n"
+
+
+def _session_spread(rows: list[dict]) -> str:
+    """How far one file's sessions ran apart: (slowest - fastest) / median, the largest of a size."""
+    spreads = [(max(t) - min(t)) / statistics.median(t) for r in rows for t in r.get("call_us_sessions", {}).values()]
+    return f" Sessions of one file ran up to {max(spreads):.0%} apart." if spreads else ""
 
 
 def main(argv=None) -> None:

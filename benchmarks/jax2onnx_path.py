@@ -46,9 +46,9 @@ from benchmarks.pymc_models import LARGEST, RTOL, _geomean, _max_rel_error, _pyt
 from ptonnx.testing import session_options  # noqa: E402
 
 SIZES = (100, 10_000)
-#: fresh onnxruntime sessions per file: one session's speed is luck of its memory plan (six
-#: sessions of one file at n = 100 ran 188-225 µs a call), so each file's time is the median
-#: of its sessions' medians, all interleaved in one run
+#: fresh onnxruntime sessions per file: one session's speed is partly luck of its memory plan
+#: (the results' summary says how far sessions of one file ran apart: up to 35% at 7532b04),
+#: so each file's time is the median of its sessions' medians, all interleaved in one run
 SESSIONS = 3
 #: an export that takes longer is given up, and reported as not exported
 EXPORT_SECONDS = 180

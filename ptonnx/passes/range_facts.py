@@ -17,18 +17,16 @@ comparisons, their casts and a reduction were five or more.
 
 from __future__ import annotations
 
-import attrs
-
 import math
+
+import attrs
 
 from ptonnx.ir import Builder, Graph, Value
 from ptonnx.ir.ranges import RULES, Fact, Facts, analyse
+from ptonnx.ir.registry import get_schema
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.passes.base import PassResult
 from ptonnx.passes.constant_folding import ConstantFolding
-
-#: comparisons that are false for a NaN operand
-_COMPARISONS = frozenset({"Less", "LessOrEqual", "Greater", "GreaterOrEqual"})
 
 
 def _known_shape(shape) -> bool:
@@ -50,13 +48,14 @@ def _compared(value: Value, facts: Facts) -> Value | None:
         first, second = (_compared(v, facts) for v in node.inputs)
         return first if first is not None and first is second else None
     xs = [v for v in node.inputs if v.const is None]
-    if node.op not in _COMPARISONS or len(xs) != 1 or xs[0].dtype not in FLOAT_DTYPES or xs[0].shape != value.shape:
+    rule = RULES.get(node.op) if get_schema(node.op).has("nan_compares_false") else None
+    if rule is None or len(xs) != 1 or xs[0].dtype not in FLOAT_DTYPES or xs[0].shape != value.shape:
         return None
     x = facts[xs[0]]
     if not x.roots <= x.poison:
         return None
     # the verdict for the elements of x that are not NaN (a NaN one compares false)
-    verdict = RULES[node.op](node, [attrs.evolve(x, nan=False) if v is xs[0] else facts[v] for v in node.inputs])
+    verdict = rule(node, [attrs.evolve(x, nan=False) if v is xs[0] else facts[v] for v in node.inputs])
     return xs[0] if verdict.true else None
 
 

@@ -12,6 +12,7 @@ import pytensor.tensor as pt
 import pytest
 
 import ptonnx
+from ptonnx.testing import assert_matches_pytensor
 from tests.conftest import check_like_pytensor
 
 SPECIAL = [np.nan, -0.0, 0.0, -np.inf, np.inf, 1.0, -5e-324]
@@ -42,3 +43,33 @@ def test_the_longest_short_axis_and_one_past_it():
         check_like_pytensor([x], [x.max(axis=1)], [values])
         ops = [n.op_type for n in ptonnx.compile_function([x], [x.max(axis=1)]).model.graph.node]
         assert ("Split" in ops) == split
+
+
+def test_onnxruntimes_reduce_max_is_why():
+    """The kernel facts the lowering rests on, so an onnxruntime upgrade that changes them shows:
+    its ReduceMax disagrees with NumPy on NaN and on a tie of zeros; its variadic Max does not."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from ptonnx.testing import session_options
+
+    rows = np.array(list(itertools.product(SPECIAL, repeat=2)))
+    nodes = [helper.make_node("Split", ["x"], ["a", "b"], axis=1, num_outputs=2), helper.make_node("Max", ["a", "b"], ["m"]),
+             helper.make_node("ReduceMax", ["x", "axes"], ["r"], keepdims=1)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [None, 2])],
+                              [helper.make_tensor_value_info(n, TensorProto.DOUBLE, None) for n in "mr"],
+                              [helper.make_tensor("axes", TensorProto.INT64, [1], [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+    expected = np.maximum.reduce(rows, axis=1, keepdims=True)
+    bits = lambda a: np.where(np.isnan(a), np.nan, a).tobytes()  # noqa: E731  (any NaN the same)
+    for level in ("ORT_DISABLE_ALL", "ORT_ENABLE_ALL"):
+        session = ort.InferenceSession(model, session_options(level), providers=["CPUExecutionProvider"])
+        elementwise, reduced = session.run(None, {"x": rows})
+        assert bits(elementwise) == bits(expected)
+        assert bits(reduced) != bits(expected)
+
+
+def test_no_passes_give_the_same_numbers():
+    x = pt.tensor("x", shape=(None, 3), dtype="float64")
+    rows = np.array(list(itertools.product(SPECIAL, repeat=3)))
+    assert_matches_pytensor([x], [x.max(axis=1), x.min(axis=1)], [rows], passes=[])

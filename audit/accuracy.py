@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from checks.accuracy_reference import (
+from references.accuracy_reference import (
     HAVE_FLOAT64_REFERENCE,
     arity,
     build,
@@ -202,7 +202,7 @@ def check_reference(n: int = 300) -> None:
     """Compare the float64 references with mpmath at 200 bits (dev-only: needs mpmath)."""
     import mpmath
 
-    from checks.accuracy_reference import errors
+    from references.accuracy_reference import errors
 
     mpmath.mp.prec = 200
     funcs = dict(Exp=mpmath.exp, Log=mpmath.log, Log1p=mpmath.log1p, Expm1=mpmath.expm1, Sin=mpmath.sin,

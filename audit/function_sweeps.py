@@ -6,9 +6,9 @@ functions, Erfinv, Erfcinv, PolyGamma, OwensT. The incomplete gamma and beta fun
 inverses and Hyp2F1 are in `audit/function_sweeps_incomplete.py`.
 
 Importing this module registers the references and PyTensor expressions that
-`checks/accuracy_reference.py` lacks: Iv (PyTensor's ive(v, x) exp(|x|)), BetaInc and BetaIncInv
-(`checks/beta_reference.py`), Hyp2F1 (`checks/hyp2f1_reference.py`), GammaIncInv and GammaIncCInv
-(`checks/gamma_inv_reference.py`).
+`references/accuracy_reference.py` lacks: Iv (PyTensor's ive(v, x) exp(|x|)), BetaInc and BetaIncInv
+(`references/beta_reference.py`), Hyp2F1 (`references/hyp2f1_reference.py`), GammaIncInv and GammaIncCInv
+(`references/gamma_inv_reference.py`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 import pytensor.tensor as pt
 import scipy.special
 
-from checks import accuracy_reference, beta_reference, bessel_reference, gamma_inv_reference, hyp2f1_reference, special_reference
+from references import accuracy_reference, beta_reference, bessel_reference, gamma_inv_reference, hyp2f1_reference, special_reference
 
 SUB, TINY, HUGE = 5e-324, 2.2250738585072014e-308, 1.7e308
 #: near a zero no double hits, where |f| is below NEAR times the size of its cancelling terms, only

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.special
 
-from checks import hyp2f1_reference
+from references import hyp2f1_reference
 from audit.function_sweeps import SUB, TINY, Draw, Sweep
 
 #: BetaInc's fraction converges within MAX_TRIPS up to a, b ~ 1e10 near the mean (beta.py)

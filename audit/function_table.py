@@ -7,7 +7,7 @@ and (Hyp2F1, BetaInc) its documented refusals.
 Each function is compiled as a user writes it (`audit.accuracy.compiled`: ptonnx,
 onnxruntime at its default level ORT_ENABLE_ALL; an op ptonnx refuses with a ptonnx.errors
 exception is skipped and listed) and compared with the exact result
-(`checks.accuracy_reference.reference`: mpmath at 100+ bits for the special functions, the
+(`references.accuracy_reference.reference`: mpmath at 100+ bits for the special functions, the
 80-bit long double for the elementary ones), on arguments drawn per op (the same whichever
 --ops are chosen) in rows:
 
@@ -57,7 +57,7 @@ import numpy as np
 
 from audit import function_sweeps, function_sweeps_incomplete
 from audit.accuracy import RESULTS, compiled, git_commit
-from checks.accuracy_reference import REFERENCE, arity, input_dtypes, reference
+from references.accuracy_reference import REFERENCE, arity, input_dtypes, reference
 from audit.function_sweeps import Draw
 from ptonnx.errors import PtonnxError
 

@@ -4,7 +4,7 @@
     python -m audit.kernel_audit --write    # also write audit/results/kernels.md and kernels.json
     python -m audit.kernel_audit --check    # exit 1 when the probe departs from KERNEL_QUIRKS
 
-The record itself is `KERNEL_QUIRKS` in ptonnx/runtime_support.py; update it by
+The record itself is `KERNEL_QUIRKS` in ptonnx/onnxruntime_kernels.py; update it by
 hand from this output (each quirk needs a description and a `handled_by`).
 """
 
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import onnx
 
-from checks.kernels import Audit, differences, run_audit
-from checks.probe import LEVELS, SHORT_LEVEL
-from checks.reference import ULP_THRESHOLD
-from ptonnx import runtime_support
+from references.kernels import Audit, differences, run_audit
+from references.probe import LEVELS, SHORT_LEVEL
+from references.reference import ULP_THRESHOLD
+from ptonnx import onnxruntime_kernels
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -39,7 +39,7 @@ compared with their nodes run one at a time.
 
 Bounds: 0 ulp for correctly rounded ops (+, -, *, /, sqrt, reciprocal, rounding, Cast,
 comparisons, selection, layout), {ULP_THRESHOLD} ulp for library functions (exp, log, sin, cos,
-tanh, erf, sigmoid, pow, softmax, matmul). Kinds: see `checks/probe.py`. Inputs NumPy
+tanh, erf, sigmoid, pow, softmax, matmul). Kinds: see `references/probe.py`. Inputs NumPy
 leaves undefined (negative integer powers, casts of floats that do not fit an integer
 dtype) are not compared; integer division by 0 and INT_MIN / -1 are never sent.
 """
@@ -54,7 +54,7 @@ def _levels(levels) -> str:
 
 
 def to_json(audit: Audit) -> dict:
-    recorded = {q.key: q for q in runtime_support.KERNEL_QUIRKS}
+    recorded = {q.key: q for q in onnxruntime_kernels.KERNEL_QUIRKS}
     return {
         "versions": audit.versions,
         "probed_seconds": round(audit.seconds, 1),
@@ -83,7 +83,7 @@ def to_json(audit: Audit) -> dict:
 
 
 def to_markdown(audit: Audit) -> str:
-    recorded = {q.key: q for q in runtime_support.KERNEL_QUIRKS}
+    recorded = {q.key: q for q in onnxruntime_kernels.KERNEL_QUIRKS}
     v = audit.versions
     lines = [
         "# Kernel audit",
@@ -107,7 +107,7 @@ def to_markdown(audit: Audit) -> str:
         what = q.description if q else f.detail
         if f.detail and q and f.kind != "no kernel":
             what += f" (probe: {f.detail})"
-        handled = q.handled_by if q else "**not recorded in runtime_support.KERNEL_QUIRKS**"
+        handled = q.handled_by if q else "**not recorded in onnxruntime_kernels.KERNEL_QUIRKS**"
         lines.append(
             f"| {_cell(f.op)} | {f.dtype} | {f.kind} | {_levels(f.levels)} | {_cell(what)} | "
             f"{_cell('; '.join(f.inputs)) or '–'} | {_cell(handled)} |"
@@ -164,7 +164,7 @@ def main(argv=None) -> int:
     for f in audit.findings:
         print(f"  {f.op} {f.dtype}: {f.kind} at {_levels(f.levels)}. {f.detail} {'; '.join(f.inputs[:1])}".rstrip())
     diffs = differences(audit)
-    print("differences from runtime_support.KERNEL_QUIRKS:" if diffs else "the probe matches runtime_support.KERNEL_QUIRKS")
+    print("differences from onnxruntime_kernels.KERNEL_QUIRKS:" if diffs else "the probe matches onnxruntime_kernels.KERNEL_QUIRKS")
     for d in diffs:
         print(f"  {d}")
     if args.write:

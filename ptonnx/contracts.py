@@ -17,7 +17,7 @@ from ptonnx.errors import VerificationError
 from ptonnx.ir import Graph, Node, verify
 from ptonnx.ir.core import nested_graphs
 from ptonnx.ir.registry import mixed_inputs
-from ptonnx.legality import node_rules
+from ptonnx.onnxruntime_dtypes import node_rules
 
 
 @attrs.frozen

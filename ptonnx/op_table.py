@@ -2,7 +2,7 @@
 
 A hand-kept list goes stale as ops are added; this one is generated from
 `LIFTERS`, the Elemwise scalar tables, `all_schemas()`, `EMITTERS` and
-`runtime_support`, and `tests/test_op_table.py` fails when the copy in
+`onnxruntime_kernels`, and `tests/test_op_table.py` fails when the copy in
 `docs/supported.md` differs. `python -m ptonnx.op_table --write` rewrites
 `docs/supported.md` between the markers, `--check` exits 1 with a diff if it is stale, no flag prints the tables.
 """
@@ -21,7 +21,7 @@ from ptonnx.lifting import LIFTERS
 from ptonnx.lifting.elemwise import REFUSED_SCALAR_OPS, SCALAR_OPS, SPECIAL, scalar_op_classes
 from ptonnx.decompositions import DECOMPOSITIONS
 from ptonnx.lowering import EMITTERS
-from ptonnx.runtime_support import NO_FLOAT64_KERNEL
+from ptonnx.onnxruntime_kernels import NO_FLOAT64_KERNEL
 
 START = "<!-- op-table:start -->"
 END = "<!-- op-table:end -->"
@@ -133,8 +133,8 @@ def ir_table() -> str:
 
 
 def compute_dtype_table() -> str:
-    """The rows of `ptonnx/legality.py`, in the order they are matched."""
-    from ptonnx.legality import rows as legality_rows
+    """The rows of `ptonnx/onnxruntime_dtypes.py`, in the order they are matched."""
+    from ptonnx.onnxruntime_dtypes import rows as legality_rows
 
     lines = ["| IR ops | on | computed in | why |", "|---|---|---|---|"]
     for row in legality_rows():
@@ -148,8 +148,8 @@ def compute_dtype_table() -> str:
 
 
 def carried_dtype_table() -> str:
-    """`legality.CARRIED`: per lowering target, the dtypes it has no tensors of."""
-    from ptonnx.legality import CARRIED
+    """`onnxruntime_dtypes.CARRIED`: per lowering target, the dtypes it has no tensors of."""
+    from ptonnx.onnxruntime_dtypes import CARRIED
 
     lines = ["| target | dtype | carried in | why |", "|---|---|---|---|"]
     for target, table in CARRIED.items():
@@ -171,10 +171,10 @@ def render() -> str:
         "**IR ops** (`ptonnx.ir.all_schemas()`), with the dtypes of their type variables "
         "(numeric = all but bool; ints = signed and unsigned):",
         ir_table(),
-        "**Compute dtypes** (`ptonnx/legality.py`, applied by the `legalise` stage, last before lowering; "
+        "**Compute dtypes** (`ptonnx/onnxruntime_dtypes.py`, applied by the `legalise` stage, last before lowering; "
         "the first row that names an op and dtype decides; a wider dtype is followed to the end of its chain):",
         compute_dtype_table(),
-        "**Carried dtypes** (`legality.CARRIED`, per lowering target, applied to the target's copy of the IR by "
+        "**Carried dtypes** (`onnxruntime_dtypes.CARRIED`, per lowering target, applied to the target's copy of the IR by "
         "`passes/carry_dtypes.py`; uint32 as the same number, uint64 as the same bits):",
         carried_dtype_table(),
     ])

@@ -7,7 +7,7 @@ requires before running it, so a pass list that leaves the graph unfit for a lat
 there, naming the stage, the node and what to do: never computed in another dtype. With
 `verify_each`, what a stage ensures is checked after it too.
 
-`ptonnx.compile`, the tests' lowering harness and `checks/emitted.py` all compile through
+`ptonnx.compile`, the tests' lowering harness and `references/emitted.py` all compile through
 `run`: the order is written here and nowhere else.
 """
 

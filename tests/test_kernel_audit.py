@@ -1,6 +1,6 @@
-"""The recorded onnxruntime quirks (`ptonnx.runtime_support.KERNEL_QUIRKS`) against the
+"""The recorded onnxruntime quirks (`ptonnx.onnxruntime_kernels.KERNEL_QUIRKS`) against the
 installed onnxruntime: every (ONNX op, dtype) ptonnx emits is re-probed with edge values
-(`checks.kernels`, the engine behind `python -m audit.kernel_audit`), and a quirk that
+(`references.kernels`, the engine behind `python -m audit.kernel_audit`), and a quirk that
 appears or disappears fails here, naming the pair. Each quirk is either worked around
 in lowering or listed in the known limits (`docs/limits.md`)."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import onnxruntime as ort
 import pytest
 
-from checks.kernels import differences, run_audit
-from ptonnx.runtime_support import KERNEL_QUIRKS, PROBED_ON, RUNTIME_WIDENING
+from references.kernels import differences, run_audit
+from ptonnx.onnxruntime_kernels import KERNEL_QUIRKS, PROBED_ON, RUNTIME_WIDENING
 
 pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
 
@@ -33,7 +33,7 @@ def audit():
 def test_the_installed_onnxruntime_has_exactly_the_recorded_quirks(audit):
     diffs = differences(audit)
     assert not diffs, (
-        f"onnxruntime {ort.__version__} departs from runtime_support.KERNEL_QUIRKS (probed on {PROBED_ON}). "
+        f"onnxruntime {ort.__version__} departs from onnxruntime_kernels.KERNEL_QUIRKS (probed on {PROBED_ON}). "
         "Run `python -m audit.kernel_audit --write`, then fix lowering or docs/limits.md and update the record:\n  "
         + "\n  ".join(diffs)
     )
@@ -51,8 +51,8 @@ def test_every_recorded_quirk_is_handled_once():
     for q in KERNEL_QUIRKS:
         assert q.kind in KINDS, q
         assert q.description.strip(), q
-        assert re.match(r"(lowering: \S|decompositions: \S|legality\.py: \S|docs/limits\.md known limits)", q.handled_by), (
-            f"{q.op} {q.dtype} {q.kind}: handled_by must be 'lowering: <where>', 'decompositions: <where>', 'legality.py: <row>' "
+        assert re.match(r"(lowering: \S|decompositions: \S|onnxruntime_dtypes\.py: \S|docs/limits\.md known limits)", q.handled_by), (
+            f"{q.op} {q.dtype} {q.kind}: handled_by must be 'lowering: <where>', 'decompositions: <where>', 'onnxruntime_dtypes.py: <row>' "
             "or 'docs/limits.md known limits'"
         )
         assert q.levels and set(q.levels) <= {"ORT_DISABLE_ALL", "ORT_ENABLE_ALL"}, q

@@ -29,7 +29,7 @@ class Decomposition:
     fn: Callable
     #: float16/float32 nodes computed in float64 (else left to lowering)
     widen: bool = True
-    #: written for every float dtype: a node is decomposed in the dtype the legality table
+    #: written for every float dtype: a node is decomposed in the dtype the dtype table
     #: computes it in (its own, or wider), as its emitter would have been (Sigmoid in float32)
     any_float: bool = False
     #: written for the node's own dtypes (integer bookkeeping, such as LAPACK's pivots): no widening
@@ -40,9 +40,9 @@ class Decomposition:
 
     def compute_dtype(self, dtype: str) -> str | None:
         """The dtype a node of `dtype` is decomposed in (float64, or any float for `any_float`,
-        where the one table of compute dtypes, `ptonnx/legality.py`, puts it), or None to
+        where the one table of compute dtypes, `ptonnx/onnxruntime_dtypes.py`, puts it), or None to
         leave it to lowering."""
-        from ptonnx.legality import rule
+        from ptonnx.onnxruntime_dtypes import rule
 
         if self.own_dtype or self.as_given:
             return dtype

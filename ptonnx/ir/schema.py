@@ -51,13 +51,13 @@ TRAITS = {
     "batchable": "given its first input with one more leading axis (its other inputs as they are) and its `axis` or "
                  "`axes` attribute one higher, it computes the same for each index of that axis: read by "
                  "passes/vectorise_loops.py",
-    "layout": "moves or reinterprets data without arithmetic: legalise never widens it (legality.node_rules)",
+    "layout": "moves or reinterprets data without arithmetic: legalise never widens it (onnxruntime_dtypes.node_rules)",
     "no_fold": "constant folding leaves it alone (too costly in NumPy)",
     "nan_in_nan_out": "a NaN operand gives a NaN (float) result: read by ir/nan_flow.py and ir/ranges.py",
     "nan_compares_false": "a comparison that is false when an operand is NaN: read by ir/nan_flow.py",
     "never_negative_zero": "its float result is never -0.0: read by lowering/elementwise.py (Where keeps zero signs)",
     "wraps": "on integers, the result modulo 2**bits depends only on the operands modulo 2**bits: "
-             "read by legality.py (computed in a wider integer dtype where ONNX lacks the dtype)",
+             "read by onnxruntime_dtypes.py (computed in a wider integer dtype where ONNX lacks the dtype)",
 }
 
 

@@ -8,12 +8,12 @@ import numpy as np
 
 from ptonnx.errors import LoweringError
 from ptonnx.ir import get_schema
-from ptonnx.legality import rule
+from ptonnx.onnxruntime_dtypes import rule
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.lowering.context import onnx_dtype
 from ptonnx.lowering.iree_forms import NAN_DROPPING, nan_kept
 from ptonnx.lowering.registry import emits
-from ptonnx.runtime_support import RUNTIME_WIDENING
+from ptonnx.onnxruntime_kernels import RUNTIME_WIDENING
 
 #: IR ops that are exactly one ONNX op of the same name and meaning
 DIRECT = (
@@ -38,7 +38,7 @@ def where(ctx, cond: str, a: str, b: str, dtype: str) -> str:
     keeps it): callers pass a value whose zero sign matters as `b`. On an integer
     dtype it has no Where kernel for (uint64: integer division's masks) the selection
     is arithmetic, `b + cond * (a - b)`, exact because it wraps: no Cast, no other
-    dtype. `legalise` has widened every other dtype the runtime lacks (`ptonnx/legality.py`).
+    dtype. `legalise` has widened every other dtype the runtime lacks (`ptonnx/onnxruntime_dtypes.py`).
     """
     if ("Where", dtype) not in RUNTIME_WIDENING:
         return ctx.emit1("Where", [cond, a, b])

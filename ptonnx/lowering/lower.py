@@ -12,7 +12,7 @@ from ptonnx.errors import LoweringError
 from ptonnx.ir import Graph, Value, format_node
 from ptonnx.ir.printer import describe_source
 from ptonnx.ir.registry import disallowed_dtypes
-from ptonnx.legality import node_rules
+from ptonnx.onnxruntime_dtypes import node_rules
 from ptonnx.lowering.check import checks_metadata, flag_outputs
 from ptonnx.lowering.context import TARGETS, LowerContext, kept, onnx_dtype
 from ptonnx.lowering.iree_signature import pack_signature
@@ -78,7 +78,7 @@ def _name_outputs(ctx: LowerContext, graph: Graph, out_names: list[str], renames
 
 def check_lowerable(graph: Graph) -> None:
     """Raise `LoweringError` for any node ONNX cannot take as it is, or onnxruntime cannot run:
-    the one place ptonnx refuses a model for its dtypes (`ptonnx/legality.py` says why)."""
+    the one place ptonnx refuses a model for its dtypes (`ptonnx/onnxruntime_dtypes.py` says why)."""
     for node in graph:
         if node.op not in EMITTERS and DECOMPOSED.fault(node) is None:
             raise LoweringError(f"{format_node(node)}{describe_source(node)}\n  no ONNX lowering for IR op {node.op!r}")

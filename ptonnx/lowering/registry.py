@@ -1,7 +1,7 @@
 """Emitters: one per IR op, `emit(ctx, node, input names) -> output names` (or one name).
 
 An emitter sees its node in a dtype onnxruntime runs: the `legalise` pass
-(`ptonnx/legality.py`) has already widened what needs widening, with Casts in the IR,
+(`ptonnx/onnxruntime_dtypes.py`) has already widened what needs widening, with Casts in the IR,
 and `check_lowerable` has refused what cannot run.
 """
 

@@ -1,6 +1,6 @@
 """`carried`: a target's copy of the IR with the dtypes it has no tensors of held in wider ones.
 
-The last legalisation, run per lowering target after `legalise` (`legality.CARRIED` is the
+The last legalisation, run per lowering target after `legalise` (`onnxruntime_dtypes.CARRIED` is the
 per-target table): IREE's ONNX importer has no unsigned tensors, and ptonnx's generator
 (`decompositions/random/bits.py`) computes in uint32 and uint64. The copy lowered for IREE
 holds both in int64, each in the way that keeps every op exact:
@@ -34,7 +34,7 @@ from ptonnx.ir import Builder, Graph, Node, Value, format_node, get_schema
 from ptonnx.ir.core import bodies
 from ptonnx.ir.ranges import Facts, analyse
 from ptonnx.ir.types import TensorType
-from ptonnx.legality import CARRIED, Carry
+from ptonnx.onnxruntime_dtypes import CARRIED, Carry
 
 #: ops that read their operands' bits or pass values on (with every op of the `layout` trait,
 #: which moves them): the same on both carried forms

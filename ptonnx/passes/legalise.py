@@ -1,4 +1,4 @@
-"""`legalise`: every node in a dtype the runtime computes as NumPy does (`ptonnx/legality.py`).
+"""`legalise`: every node in a dtype the runtime computes as NumPy does (`ptonnx/onnxruntime_dtypes.py`).
 
 Mandatory, and last before lowering (`ptonnx.compile` runs it after the chosen passes):
 a node the table widens is rebuilt in its compute dtype, with a Cast on each operand
@@ -19,7 +19,7 @@ from ptonnx.errors import PassError
 from ptonnx.ir import Builder, Graph, Node, Value, format_node, get_schema
 from ptonnx.ir.core import nested_graphs
 from ptonnx.ir.rewrite import Replacement, Rewrite, apply_rewrites
-from ptonnx.legality import node_rules
+from ptonnx.onnxruntime_dtypes import node_rules
 from ptonnx.passes.base import PassResult
 from ptonnx.passes.cse import CommonSubexpressionElimination
 

@@ -7,7 +7,7 @@ dtype: the first, placed before the value's first user, serves the later ones). 
 mismatched node is rebuilt by the rewrite driver, never edited in place.
 
 What an op computes in (integer arithmetic ONNX lacks for a small dtype, float16)
-is not decided here: the `legalise` stage does that, last (`ptonnx/legality.py`).
+is not decided here: the `legalise` stage does that, last (`ptonnx/onnxruntime_dtypes.py`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Bessel functions' cases for tests/e2e/test_special.py and test_bessel.py: the points
 where the lowerings change regime, the orders tested, and where ptonnx departs from
-PyTensor's evaluation (SciPy 1.17) because SciPy is wrong there (checks/bessel_reference.py:
+PyTensor's evaluation (SciPy 1.17) because SciPy is wrong there (references/bessel_reference.py:
 i0/i1 overflow from 709.78 and are NaN at ±inf, j0/j1 lose the phase beyond ~1e8, ive/kve are
 NaN at ±inf and for huge orders or arguments, kve(0, subnormal) is inf, and zero signs; iv is
 compared with the exact I_v throughout: PyTensor 3's ive * exp(|x|) overflows from 709.78)."""
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytensor.tensor as pt
 
-from checks import bessel_reference
+from references import bessel_reference
 
 #: zeros of J0 and J1 (the first two are in the rational regions, the others beyond)
 J0_ZEROS = (2.404825557695773, 5.520078110286311, 8.653727912911013, 11.791534439014281, 1e3 + 0.6508)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checks import beta_reference
+from references import beta_reference
 
 DIGITS = 60
 

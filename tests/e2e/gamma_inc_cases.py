@@ -16,7 +16,7 @@ import numpy as np
 import pytensor.tensor as pt
 import scipy.special
 
-from checks import gamma_inc_reference
+from references import gamma_inc_reference
 
 
 GAMMA_INC_POINTS = (0.0, -0.0, 1e-300, 5e-324, 0.1, 0.5, 1.0, 1.1, 2.999, 3.0, 10.0, 12.0, 20.0, 28.0, 30.0, 35.0,

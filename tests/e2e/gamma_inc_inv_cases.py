@@ -3,7 +3,7 @@ tests/e2e/test_special.py (y at the ends and tails, against each a of A along a 
 
 The reference solves log T(a, x) = log t (T the smaller tail P or Q, t its target, 1 - y exact
 for y > 1/2) by Newton's method in log x at 100 bits, with the tails of
-checks/gamma_inc_reference.py (mpmath, and Temme's expansion from a = 1e4 on).
+references/gamma_inc_reference.py (mpmath, and Temme's expansion from a = 1e4 on).
 
 Departures from PyTensor's evaluation (SciPy 1.17), where SciPy is wrong:
 - subnormal a: SciPy gives NaN; P(a, x) = 1 - a E1(x) + O(a), so the x with P = y < 1 is below
@@ -22,7 +22,7 @@ import numpy as np
 import pytensor.tensor as pt
 import scipy.special
 
-from checks.gamma_inc_reference import smaller
+from references.gamma_inc_reference import smaller
 
 BUILD = {"GammaIncInv": pt.gammaincinv, "GammaIncCInv": pt.gammainccinv}
 SCIPY = {"GammaIncInv": scipy.special.gammaincinv, "GammaIncCInv": scipy.special.gammainccinv}

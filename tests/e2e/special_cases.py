@@ -1,6 +1,6 @@
 """Erfinv, Erfcinv, PolyGamma and OwensT cases for tests/e2e/test_special.py: the points where
 the lowerings change regime, the second operands tested, and where ptonnx departs from
-PyTensor's evaluation (SciPy 1.17) because SciPy is wrong there (checks/special_reference.py):
+PyTensor's evaluation (SciPy 1.17) because SciPy is wrong there (references/special_reference.py):
 erfinv(-0.0) is +0.0, erfcinv of the smallest subnormals is inf, polygamma(n >= 2, x < 0)
 cancels, owens_t is only absolutely accurate in its tails."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytensor.tensor as pt
 
-from checks import special_reference
+from references import special_reference
 
 ERFINV_POINTS = (0.0, -0.0, 0.5, -0.5, np.nextafter(0.5, 1), 0.8427, -0.99, 1.0, -1.0, 1 - 2**-53, -(1 - 2**-53),
                  2.0**-26, -(2.0**-27), 1e-300, -5e-324, 1.5, -2.0)

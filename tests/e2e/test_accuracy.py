@@ -21,7 +21,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import ptonnx
-from checks.accuracy_reference import (
+from references.accuracy_reference import (
     HAVE_FLOAT64_REFERENCE,
     ORDERED,
     arity,
@@ -35,7 +35,7 @@ from checks.accuracy_reference import (
     step,
     thresholds,
 )
-from checks.special_reference import POLYGAMMA_ORDERS
+from references.special_reference import POLYGAMMA_ORDERS
 from ptonnx.accuracy import BY_OP, bound, resolution, table
 from tests.conftest import run_at_every_level
 

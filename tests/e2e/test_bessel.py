@@ -12,8 +12,8 @@ import pytensor.tensor as pt
 import pytest
 
 import ptonnx
-from checks import bessel_reference
-from checks.accuracy_reference import errors
+from references import bessel_reference
+from references.accuracy_reference import errors
 from ptonnx.errors import LoweringError
 from tests.conftest import assert_same, check_like_pytensor, run_at_every_level
 from tests.e2e import bessel_cases as bessel

@@ -10,7 +10,7 @@ import pytensor.tensor as pt
 import pytest
 
 import ptonnx
-from checks import beta_reference
+from references import beta_reference
 from tests.conftest import run_at_every_level
 
 #: the largest relative error accepted (measured: 2e-13)

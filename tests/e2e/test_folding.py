@@ -242,7 +242,7 @@ def test_logistic_functions_fold_to_what_runs_at_the_ends(name, dtype):
     """A folded constant and the run-time result, at both onnxruntime levels: each within the op's
     bound of the exact result, and the same bits (-0.0 and +0.0 told apart; any NaN is NaN), but
     an ulp apart for each kernel that differs from NumPy's there (`_kernels_differ`)."""
-    from checks.accuracy_reference import reference, scored
+    from references.accuracy_reference import reference, scored
     from ptonnx.accuracy import resolution
 
     fn, op, sign = LOGISTIC[name]

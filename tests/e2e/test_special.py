@@ -128,7 +128,7 @@ def _compare(case: Case, values: np.ndarray):
     return compare
 
 
-#: float16/float32 are float64's decomposition between Casts (legality.py): the PyTensor line only
+#: float16/float32 are float64's decomposition between Casts (onnxruntime_dtypes.py): the PyTensor line only
 #: decides which ops lift, which float64 shows in both environments
 NARROW = pytest.mark.one_environment
 
@@ -226,8 +226,8 @@ def test_size_zero_and_unknown_dims(op):
 
 
 def test_polygamma_reference_reflection_is_mpmaths_psi():
-    """checks/special_reference.py's reflection formula (for x < 0) against mpmath's own psi at 1200 bits."""
-    from checks.special_reference import _polygamma_one
+    """references/special_reference.py's reflection formula (for x < 0) against mpmath's own psi at 1200 bits."""
+    from references.special_reference import _polygamma_one
 
     for n, x in [(1, -0.5), (2, -2.5), (4, -0.49977397564859133), (7, -3.3), (20, -1.25), (50, -762.5)]:
         with mpmath.workprec(1200):
@@ -242,7 +242,7 @@ def test_polygamma_reference_reflection_is_mpmaths_psi():
 def test_polygamma_orders_of_every_integer_dtype(dtype, orders):
     """Any integer (or bool) order at run time: 0..170 as exact (mpmath), NaN outside, where n!
     overflows (SciPy: NaN or ±inf there) or n < 0 (SciPy: NaN)."""
-    from checks.special_reference import polygamma as exact
+    from references.special_reference import polygamma as exact
 
     n, x = pt.vector("n", dtype=dtype), pt.dvector("x")
     args = np.array([0.5, 2.5, -2.5, -0.3, 1e3])

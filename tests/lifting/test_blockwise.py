@@ -14,7 +14,7 @@ from pytensor.tensor.extra_ops import UnravelIndex
 
 from tests.no_rule_op import no_rule
 from ptonnx.errors import UnsupportedOpError
-from ptonnx.lifting.linalg import BlockDiagonal
+from ptonnx.lifting.matmul import BlockDiagonal
 from tests.lifting.helpers import all_ops, check_lift, lifted, ops, raises_check
 
 X = np.arange(12.0).reshape(3, 4) - 5.5

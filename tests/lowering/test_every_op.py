@@ -3,7 +3,7 @@ one-node graph built by hand: decomposed, legalised and lowered as `ptonnx.compi
 run at both onnxruntime levels, against the IR's own `interpret` of the same node
 (tests/lowering/harness.py).
 
-The one-node graphs are the kernel probe's (`checks/emitted.py`); an op of these families
+The one-node graphs are the kernel probe's (`references/emitted.py`); an op of these families
 that the probe cannot build fails here (and in tests/test_kernel_audit.py). The other
 families have their own modules here (test_indexing.py, test_reduction.py, test_nn.py, ...)."""
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from checks.emitted import FAMILIES, _allowed, _cases
+from references.emitted import FAMILIES, _allowed, _cases
 from ptonnx import ir
 from ptonnx.errors import PtonnxError
 from ptonnx.ir import TensorType as T

@@ -15,7 +15,7 @@ import pytest
 
 from ptonnx.errors import PtonnxError
 from ptonnx.ir import TensorType as T
-from ptonnx.runtime_support import NO_FLOAT64_KERNEL
+from ptonnx.onnxruntime_kernels import NO_FLOAT64_KERNEL
 from tests.lowering.harness import compiled, reordered_sums, same_inputs
 
 pytestmark = pytest.mark.one_environment  # hand-built IR: no PyTensor involved

@@ -1,11 +1,11 @@
 """The computed constants of the special-function lowerings are what mpmath gives
-(`checks/special_constants.py` recomputes them at 200 bits)."""
+(`references/special_constants.py` recomputes them at 200 bits)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from checks import special_constants as exact
+from references import special_constants as exact
 from ptonnx.decompositions.special import gamma
 
 
@@ -31,7 +31,7 @@ def test_erfinv_starts_gauss_legendre_rule_and_cot_derivative_table():
     and PolyGamma's table of pi**s P_n / n! (P_n: cot's derivative polynomials) against mpmath."""
     import mpmath
 
-    from checks import special_reference
+    from references import special_reference
     from ptonnx.decompositions.special import erfinv, owens_t, polygamma
 
     (centre, half), coefficients = exact.erfinv_small_start()
@@ -51,7 +51,7 @@ def test_erfinv_starts_gauss_legendre_rule_and_cot_derivative_table():
 
 
 def test_fitted_asymptotic_series_of_lgamma_psi_and_trigamma():
-    """The remainders' coefficients in gamma.py are what checks/special_constants fits (on z >= 4)."""
+    """The remainders' coefficients in gamma.py are what references/special_constants fits (on z >= 4)."""
     for name, coefficients in (("lgamma", gamma.LGAMMA_ASYMPTOTIC), ("digamma", gamma.DIGAMMA_ASYMPTOTIC),
                                ("trigamma", gamma.TRIGAMMA_ASYMPTOTIC)):
         np.testing.assert_allclose(coefficients, exact.asymptotic_fit(name), rtol=1e-9, err_msg=name)

@@ -15,7 +15,7 @@ from ptonnx import ir
 from ptonnx.errors import LoweringError
 from ptonnx.errors import PassError
 from ptonnx.passes.legalise import legalise
-from ptonnx.runtime_support import NO_FLOAT64_KERNEL
+from ptonnx.onnxruntime_kernels import NO_FLOAT64_KERNEL
 from tests.nn.helpers import compare
 
 rng = np.random.default_rng(11)

@@ -1,4 +1,4 @@
-"""The legalise stage and its one table (`ptonnx/legality.py`): hand-built IR, checked with
+"""The legalise stage and its one table (`ptonnx/onnxruntime_dtypes.py`): hand-built IR, checked with
 `interpret`, and compiled models whose every Cast is in `cm.ir`."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ptonnx.errors import LoweringError
 from ptonnx.ir import Builder, Graph, TensorType, Value
 from ptonnx.ir.registry import all_schemas
 from ptonnx.ir.types import ALL_DTYPES
-from ptonnx.legality import OWN, rows, rule
+from ptonnx.onnxruntime_dtypes import OWN, rows, rule
 from ptonnx.lowering import lower
 from ptonnx.passes.legalise import legalise
 from tests.conftest import assert_matches, check_like_pytensor

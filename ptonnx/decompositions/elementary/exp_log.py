@@ -1,7 +1,7 @@
 """The exp/log family with NumPy's accuracy at the ends of the range.
 
 ONNX has no Log1p or Expm1 and its Softplus overflows. These are written for
-every float dtype and computed in the one the legality table gives the node (float32
+every float dtype and computed in the one the dtype table gives the node (float32
 Log1p, Expm1 and Softplus in float64; float16 in float32), with no intermediate that
 overflows where the result is finite. Sigmoid is decomposed here too; the Conv+BatchNorm+SiLU
 fusion (a pass after decomposition) recognises `x * sigmoid(x)` in this decomposed form

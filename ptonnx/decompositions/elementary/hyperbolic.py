@@ -19,7 +19,7 @@ where the textbook formula cancels or overflows:
   itself for tiny |x|. onnxruntime's own Tanh is 9 ulp off near 17 in float64, 5 ulp in
   float32, 0 for float32 subnormals: it is not used.
 
-float16 and float32 are computed in float64 and rounded once (`ptonnx/legality.py`; Tanh of
+float16 and float32 are computed in float64 and rounded once (`ptonnx/onnxruntime_dtypes.py`; Tanh of
 float16 in float32).
 """
 

@@ -7,7 +7,7 @@ added with their low-order bits. The others are exact rearrangements around it:
 atan2 divides the smaller magnitude by the larger (no overflow, no lost
 quotient) and picks the quadrant; asin(x) = atan2(x, sqrt((1-x)(1+x))) and
 acos(x) = 2 atan2(sqrt(1-x), sqrt(1+x)), whose factors are exact or nearly so.
-float16 and float32 are computed in float64 and rounded once (`ptonnx/legality.py`).
+float16 and float32 are computed in float64 and rounded once (`ptonnx/onnxruntime_dtypes.py`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ of the upward recurrence for K of any real order below 25 (bessel_k.py).
   f_0 = (mu pi / sin(mu pi)) (Gamma1(mu) cosh(s) + Gamma2(mu) log(2/x) sinh(s)/s), s = mu log(2/x),
   f_k = (k f_{k-1} + p_{k-1} + q_{k-1}) / (k**2 - mu**2), p_k = p_{k-1}/(k - mu), q_k = q_{k-1}/(k + mu).
   Gamma1 = (1/Gamma(1-mu) - 1/Gamma(1+mu)) / (2 mu) and Gamma2 = (1/Gamma(1-mu) + 1/Gamma(1+mu)) / 2
-  come from the Taylor series of 1/Gamma(1+z) (checks/special_constants.py), so nothing cancels
+  come from the Taylor series of 1/Gamma(1+z) (references/special_constants.py), so nothing cancels
   as mu -> 0; (x/2)**-mu is a Pow of x (exact), not exp(mu log(x/2)). 16 terms. Its terms
   grow with x while K falls (46 ulp lost near 2): the integral takes over from 1 on.
 - 1 < x <= 32: the trapezoidal rule on exp(x) K_v(x) = int_0^inf exp(-x (cosh t - 1)) cosh(v t) dt,
@@ -22,7 +22,7 @@ import math
 
 from ptonnx.decompositions.expr import Ex, exp, log, polyval, sin_reduced, sqrt, where
 
-#: 1/Gamma(1+z) = sum c_k z**k (checks/special_constants.py), enough for |z| <= 1/2 to 1e-18
+#: 1/Gamma(1+z) = sum c_k z**k (references/special_constants.py), enough for |z| <= 1/2 to 1e-18
 RGAMMA_TAYLOR = (
     1.0, 0.5772156649015329, -0.6558780715202539, -0.04200263503409524, 0.16653861138229148,
     -0.04219773455554433, -0.009621971527876973, 0.0072189432466631, -0.0011651675918590652,

@@ -14,7 +14,7 @@ The residuals' second derivatives are cheap (f''/f' = -2y for erf and erfc), so 
 Halley step y - u / (1 + c u), u = f / f', triples the start's ~7 digits; erf's own
 error is then all that is left (up to 6 ulp near x = 0.84, where 1/erf'(y) doubles
 it). The starting values are least-squares polynomials fitted in
-checks/special_constants.py, relatively within 1e-7: a P(a**2) for a <= 1/2,
+references/special_constants.py, relatively within 1e-7: a P(a**2) for a <= 1/2,
 s P(log s) with s = sqrt(-log q) for q <= 1/2.
 """
 
@@ -38,7 +38,7 @@ SQRT_PI_2 = math.sqrt(math.pi) / 2
 INV_SQRT_PI = 1 / math.sqrt(math.pi)
 #: below this |x|, erfinv(x) = sqrt(pi)/2 x to within 2**-54 (the next term is pi x**2 / 12 relative)
 TINY = 2.0**-26
-#: (centre, half width, coefficients): erfinv(a) / a in t = (a**2 - centre) / half width (checks/special_constants.py)
+#: (centre, half width, coefficients): erfinv(a) / a in t = (a**2 - centre) / half width (references/special_constants.py)
 ERFINV_SMALL = (0.125, 0.125, (
     5.682402005956335e-09, 4.557047456562703e-08, 3.6178694815584835e-07, 3.0625427782998673e-06,
     2.697707257772366e-05, 0.00025227509015065587, 0.002614027336289775, 0.033567430271862694, 0.9174083670524497,

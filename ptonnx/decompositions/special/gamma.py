@@ -58,10 +58,10 @@ TINY = 2.0**-54
 EULER = 0.57721566490153286061
 #: Gamma overflows above this
 MAX_GAMMA = 171.624376956302725
-#: lgamma, psi and trigamma of x below this are computed at x + SHIFT (checks/special_constants.GAMMA_SHIFT)
+#: lgamma, psi and trigamma of x below this are computed at x + SHIFT (references/special_constants.GAMMA_SHIFT)
 SHIFT = 4.0
 #: the remainders R(w), w = 1/z**2, of their asymptotic series on z >= SHIFT, highest power first, fitted
-#: (checks/special_constants.asymptotic_fit: 6e-17 absolute for lgamma, 2e-16 psi, 3e-17 relative trigamma):
+#: (references/special_constants.asymptotic_fit: 6e-17 absolute for lgamma, 2e-16 psi, 3e-17 relative trigamma):
 #: lgamma(z) = (z - 1/2)(log z - 1) + log sqrt(2 pi) - 1/2 + R(w) / z
 LGAMMA_ASYMPTOTIC = (-0.00931334808113529, 0.00490682204421289, -0.0018493812825542046, 0.0008399241063903852,
                      -0.0005952106416391851, 0.0007936505874366478, -0.002777777777181388, 0.08333333333333305)
@@ -72,13 +72,13 @@ DIGAMMA_ASYMPTOTIC = (-0.12255846973412977, 0.060306768304803596, -0.02006698424
 TRIGAMMA_ASYMPTOTIC = (-46.54901142480885, 21.397051255347286, -5.323415396325552, 1.1017431437952983,
                        -0.2515302496045941, 0.07573313909749425, -0.03333311165493268, 0.02380952277325337,
                        -0.033333333331435816, 0.1666666666666661)
-#: psi's positive zero as hi + lo, and its Taylor coefficients there (checks/special_constants.py)
+#: psi's positive zero as hi + lo, and its Taylor coefficients there (references/special_constants.py)
 DIGAMMA_ROOT = (1.4616321449683622, 9.549995429965697e-17)
 DIGAMMA_ROOT_TAYLOR = (
     0.9676722454476212, -0.4427631689835921, 0.258499760955651, -0.16394270544240652, 0.10782405069126237,
     -0.07219956125645471,
 )
-#: lgamma(2 + t) = sum c[k-1] t**k, c[0] = 1 - Euler's gamma (checks/special_constants.py): about lgamma's
+#: lgamma(2 + t) = sum c[k-1] t**k, c[0] = 1 - Euler's gamma (references/special_constants.py): about lgamma's
 #: zeros 1 and 2 (ZERO_TERMS of them), where the shift cancels (gammaln(2 - 1e-10) = -4e-11 would be ~1e-15 off), and
 #: for the incomplete gamma functions' lgamma(1 + a), a <= 1/2 (all)
 LGAMMA_ABOUT_TWO = (

@@ -8,7 +8,7 @@ S = exp(-a phi) / sqrt(2 pi a) sum_k c_k(eta) a**-k. The smaller of P and Q is
 exp(-a phi) (erfcx(z)/2 -+ sum / sqrt(2 pi a)) with z = sqrt(a phi): exp(-a phi) is computed
 from a phi (relatively accurate: t is, and log1pmx is), not as erfc of a rounded
 eta sqrt(a/2), whose rounding would cost 2 a phi ulp (up to 1500). The Maclaurin
-coefficients d[k][n] of c_k(eta) are computed exactly in checks/gamma_inc_constants.py; the
+coefficients d[k][n] of c_k(eta) are computed exactly in references/gamma_inc_constants.py; the
 rows and columns kept are those above 1e-19 for |eta| <= 0.48 (|t| <= 0.4) and a >= 20.
 The double sum is evaluated as (eta**n)_n @ d . (a**-k)_k (a MatMul and a ReduceSum over an
 added last axis: about ten nodes where a Horner scheme per row took ~330).
@@ -26,7 +26,7 @@ from ptonnx.decompositions.special.erf import erfcx
 #: Temme's expansion from this a on, for |x - a| < TEMME_WIDTH a
 TEMME_FROM = 20.0
 TEMME_WIDTH = 0.4
-#: d[k][n]: c_k(eta) = sum_n d[k][n] eta**n (checks/gamma_inc_constants.py temme_table, truncated per row)
+#: d[k][n]: c_k(eta) = sum_n d[k][n] eta**n (references/gamma_inc_constants.py temme_table, truncated per row)
 TEMME = (
     (
         -0.3333333333333333, 0.08333333333333333, -0.014814814814814815, 0.0011574074074074073,

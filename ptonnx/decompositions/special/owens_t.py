@@ -25,7 +25,7 @@ from ptonnx.decompositions.expr import Ex, exp, where
 from ptonnx.decompositions.registry import decomposes
 from ptonnx.decompositions.special.erf import erf_small, erfcx_large, exp_square
 
-#: 24-point Gauss-Legendre rule on [0, 1] (checks/special_constants.py gauss_legendre)
+#: 24-point Gauss-Legendre rule on [0, 1] (references/special_constants.py gauss_legendre)
 NODES = (
     0.00240639000148932, 0.012635722014345251, 0.030862723998633622, 0.056792236497799485, 0.08999900701304854,
     0.12993790421072282, 0.17595317403151223, 0.22728926430558022, 0.2831032461869774, 0.3424786601519183,

@@ -22,8 +22,8 @@ import mpmath
 import numpy as np
 import scipy.special
 
-from checks.beta_reference import newton
-from checks.gamma_inc_reference import smaller
+from references.beta_reference import newton
+from references.gamma_inc_reference import smaller
 
 PREC = 100
 LOWEST, HIGHEST = -800.0, math.log(np.finfo(np.float64).max)
@@ -86,7 +86,7 @@ gammaincinv, gammainccinv = _vectorised(False), _vectorised(True)
 
 
 def _check(n: int = 30, seed: int = 0) -> None:
-    """The tail at the root against its target, in mpmath (`python -m checks.gamma_inv_reference`)."""
+    """The tail at the root against its target, in mpmath (`python -m references.gamma_inv_reference`)."""
     rng = np.random.default_rng(seed)
     a = 10 ** rng.uniform(-10, 5, n)
     y = np.concatenate([rng.uniform(0, 1, n // 2), 10 ** rng.uniform(-300, -1, n // 4), 1 - 10 ** rng.uniform(-16, -1, n - n // 2 - n // 4)])

@@ -23,8 +23,8 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from checks.emitted import Pair, op_label
-from checks.probe import (
+from references.emitted import Pair, op_label
+from references.probe import (
     LEVELS,
     ORT_ERRORS,
     Finding,
@@ -36,8 +36,8 @@ from checks.probe import (
     session,
     tensor_type,
 )
-from checks.reference import APPROX, FLOAT_BINARY, FLOAT_UNARY, Ref, cast, in_domain
-from checks.values import binary_values, grid, unary_values
+from references.reference import APPROX, FLOAT_BINARY, FLOAT_UNARY, Ref, cast, in_domain
+from references.values import binary_values, grid, unary_values
 
 ARROW = "→"
 MAX_EXAMPLES = 3
@@ -74,7 +74,7 @@ def _model(nodes, inputs, out_dtype, ranks=None) -> onnx.ModelProto:
 
 
 def _report(op: str, dtype: str, origins, per_level: dict[str, list[str]], kind: str, detail: str):
-    from checks.kernels import PairReport
+    from references.kernels import PairReport
 
     findings = []
     levels = tuple(level for level in LEVELS if per_level.get(level))

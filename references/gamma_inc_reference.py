@@ -1,9 +1,9 @@
-"""References for GammaInc, GammaIncC, GammaL and GammaU (`checks/accuracy_reference.py`), from
+"""References for GammaInc, GammaIncC, GammaL and GammaU (`references/accuracy_reference.py`), from
 mpmath at 100 bits; the smaller of P and Q is computed, the other is 1 minus it.
 
 mpmath's gammainc sums a hypergeometric series whose length grows like sqrt(a) (it gives up
 beyond a ~ 1e7); from a = 1e4 on the reference is Temme's uniform expansion (DLMF 8.12) at
-100 bits with 40 rows of exact coefficients (checks/gamma_inc_constants.py) and 80 columns:
+100 bits with 40 rows of exact coefficients (references/gamma_inc_constants.py) and 80 columns:
 there a phi < 800 (the only x where the result is not 0 or 1 in float64) means |eta| < 0.4,
 where the rows converge like (0.4 / 3.5)**n and the expansion like 1e-4**k.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checks.gamma_inc_constants import temme_coefficients
+from references.gamma_inc_constants import temme_coefficients
 
 TEMME_REFERENCE_FROM = 1e4
 ROWS, COLUMNS = 40, 80

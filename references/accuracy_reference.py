@@ -19,7 +19,7 @@ import numpy as np
 import pytensor.tensor as pt
 import scipy.special
 
-from checks import bessel_reference, gamma_inc_reference, special_reference
+from references import bessel_reference, gamma_inc_reference, special_reference
 from ptonnx.accuracy import FLOAT_DTYPES, Bound, bound
 
 #: The precision each dtype's reference is computed in.
@@ -198,7 +198,7 @@ BUILD = {
 
 BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "IntDiv", "Mod", "ArcTan2"})
 
-#: the Bessel functions (checks/bessel_reference.py); Ive, Jv, Kve take (order, x)
+#: the Bessel functions (references/bessel_reference.py); Ive, Jv, Kve take (order, x)
 BESSEL_UNARY = ("I0", "I1", "J0", "J1")
 ORDERED = frozenset({"Ive", "Iv", "Jv", "Kve"})
 REFERENCE.update({op: functools.partial(bessel_reference.reference, op) for op in (*BESSEL_UNARY, *ORDERED - {"Iv"})})
@@ -206,12 +206,12 @@ REFERENCE["Iv"] = bessel_reference.iv
 BUILD.update({"I0": pt.i0, "I1": pt.i1, "J0": pt.j0, "J1": pt.j1, "Ive": pt.ive, "Iv": pt.iv, "Jv": pt.jv, "Kve": pt.kve})
 BINARY = BINARY | ORDERED
 
-#: Erfinv, Erfcinv, PolyGamma (order, x) and OwensT (h, a) (checks/special_reference.py)
+#: Erfinv, Erfcinv, PolyGamma (order, x) and OwensT (h, a) (references/special_reference.py)
 REFERENCE.update({"Erfinv": special_reference.erfinv, "Erfcinv": special_reference.erfcinv,
                   "PolyGamma": special_reference.polygamma, "OwensT": special_reference.owens_t})
 BUILD.update({"Erfinv": pt.erfinv, "Erfcinv": pt.erfcinv, "PolyGamma": pt.polygamma, "OwensT": pt.owens_t})
 BINARY = BINARY | {"PolyGamma", "OwensT"}
-#: the incomplete gamma functions (checks/gamma_inc_reference.py), operands (a, x)
+#: the incomplete gamma functions (references/gamma_inc_reference.py), operands (a, x)
 REFERENCE.update({"GammaInc": gamma_inc_reference.gammainc, "GammaIncC": gamma_inc_reference.gammaincc,
                   "GammaL": gamma_inc_reference.gamma_lower, "GammaU": gamma_inc_reference.gamma_upper})
 BUILD.update({"GammaInc": pt.gammainc, "GammaIncC": pt.gammaincc, "GammaL": pt.gammal, "GammaU": pt.gammau})

@@ -1,4 +1,4 @@
-"""lifting/linalg.py: Dot, the Matmul Blockwise, the BLAS forms of compiled graphs (Dot22,
+"""lifting/matmul.py: Dot, the Matmul Blockwise, the BLAS forms of compiled graphs (Dot22,
 Dot22Scalar, BatchedDot, Gemv, Gemm, Ger) as MatMul with Mul/Add for their scalars, BlockDiagonal."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytensor.tensor as pt
 from pytensor.tensor.blas import BatchedDot, _dot22, _dot22scalar, gemm_no_inplace, gemv_no_inplace, ger
 
-from ptonnx.lifting.linalg import BlockDiagonal
+from ptonnx.lifting.matmul import BlockDiagonal
 from tests.lifting.helpers import check_lift, ops
 
 A = np.array([[1.0, -0.0, 2.5], [np.inf, 1.0, 0.0], [3.0, 5e-324, -1.0]])

@@ -273,7 +273,7 @@ def hard_pairs(op: str, dtype: str, rng: np.random.Generator, n: int) -> tuple[n
 
 
 def _measure(n: int = 400, seed: int = 0) -> None:
-    """ptonnx's float64 errors against mpmath, by function and regime (`python -m checks.bessel_reference`)."""
+    """ptonnx's float64 errors against mpmath, by function and regime (`python -m references.bessel_reference`)."""
     import pytensor.tensor as pt
 
     import ptonnx

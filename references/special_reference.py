@@ -1,4 +1,4 @@
-"""References for Erfinv, Erfcinv, PolyGamma and OwensT (`checks/accuracy_reference.py` uses
+"""References for Erfinv, Erfcinv, PolyGamma and OwensT (`references/accuracy_reference.py` uses
 them): float64's exact to 11+ more bits (long doubles, from mpmath), float16/float32's from
 SciPy in float64 where SciPy is right.
 
@@ -29,7 +29,7 @@ import mpmath
 import numpy as np
 import scipy.special
 
-from checks.special_constants import gauss_legendre_mp
+from references.special_constants import gauss_legendre_mp
 from ptonnx.decompositions.special.polygamma import MAX_ORDER
 
 

@@ -34,13 +34,13 @@ class Quirk:
     #: the dtype it computes in; "from->to" for Cast, "a->b->a" for Cast→Cast
     dtype: str
     #: no kernel, invalid-onnx, nan, overflow, underflow, signed-zero, inaccurate,
-    #: saturates, no-wrap, wrong, fused-precision, fusion (see checks/probe.py)
+    #: saturates, no-wrap, wrong, fused-precision, fusion (see references/probe.py)
     kind: str
     #: the onnxruntime graph optimisation levels at which it shows
     levels: tuple[str, ...]
     #: what differs, with the input range where it bites
     description: str
-    #: "lowering: <where>", "decompositions: <where>" (the op is not emitted), "legality.py: <row>" or
+    #: "lowering: <where>", "decompositions: <where>" (the op is not emitted), "onnxruntime_dtypes.py: <row>" or
     #: "docs/limits.md known limits"
     handled_by: str
     #: for "no kernel": the dtype that computes the same numbers exactly
@@ -56,7 +56,7 @@ class Quirk:
 
 def _no_kernel(op: str, dtype: str, wider: str, note: str = "") -> Quirk:
     return Quirk(op, dtype, "no kernel", BOTH, f"no CPU kernel for {op} on {dtype}; {wider} gives the same result{note}",
-                 "legality.py: the kernel-gap rows (and lowering/elementwise.where for a selection inside a composite emitter)", wider)
+                 "onnxruntime_dtypes.py: the kernel-gap rows (and lowering/elementwise.where for a selection inside a composite emitter)", wider)
 
 
 #: float16 ops onnxruntime runs in float32 through Casts it inserts, dropping the
@@ -77,7 +77,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
           "lowering: special/erf.py composes float64 erf from Cephes' rational approximations"),
     Quirk("IsInf(detect_negative=1, detect_positive=1)", "float16", "invalid-onnx", BOTH,
           "opset 18's IsInf takes float and double only (float16 from opset 20)",
-          "legality.py: float16 computed in float32; decompositions/elementary/exp_log.py tests x == inf with Equal"),
+          "onnxruntime_dtypes.py: float16 computed in float32; decompositions/elementary/exp_log.py tests x == inf with Equal"),
     # -- single kernels that differ from NumPy --------------------------------------------
     Quirk("Cast", "float64->float16", "inaccurate", BOTH,
           "rounds through float32: 1 ulp off NumPy for float64 values within 2**-29 (relative) above or "
@@ -122,7 +122,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
               "sign-sensitive values as Y and never behind a Not")
         for dtype in ("float32", "float64")
     ),
-    Quirk("Sign", "float16", "nan", BOTH, "Sign(NaN) = 0, NumPy NaN", "legality.py: float16 is computed in float32, rounded after every op"),
+    Quirk("Sign", "float16", "nan", BOTH, "Sign(NaN) = 0, NumPy NaN", "onnxruntime_dtypes.py: float16 is computed in float32, rounded after every op"),
     Quirk("Pow", "int32", "no-wrap", BOTH,
           "computed in double: every result beyond the int32 range is INT_MIN (NumPy wraps: 2**32 -> 0, (-7)**31 -> -265001655)",
           "lowering: integer_pow.py (square-and-multiply in the integer dtype)"),
@@ -136,7 +136,7 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
         Quirk(f"{op}→Cast", "float16", "fused-precision", BOTH,
               f"float16 {op} followed by a Cast to float32 gives {op}'s float32 result, never rounded to float16: "
               "wrong for every input whose exact result is not a float16 (as Cast(Mul(65, 65)) = 4225, NumPy 4224)",
-              "legality.py: float16 is computed in float32 between explicit Casts (in the IR)")
+              "onnxruntime_dtypes.py: float16 is computed in float32 between explicit Casts (in the IR)")
         for op in F16_VIA_FLOAT32
     ),
     *(

@@ -1,7 +1,7 @@
 """What the IREE runtime compiles: a program per family of ops, each compiled with
 `runtime="iree"` and compared with onnxruntime (rtol 1e-12; shapes exact).
 
-    python -m checks.iree_coverage
+    python -m references.iree_coverage
 
 Prints one line per program: ok, IREE's compile error, a run-time error, or WRONG. The
 docs/iree.md lists what this finds that IREE cannot do.

@@ -1,12 +1,12 @@
 """The kernel audit: every (ONNX op, dtype) ptonnx emits, probed in the installed
 onnxruntime with edge values, against NumPy/SciPy.
 
-`run_audit()` enumerates the pairs from the compiler (`checks.emitted`), adds the
+`run_audit()` enumerates the pairs from the compiler (`references.emitted`), adds the
 pairs of recorded quirks and of `RUNTIME_WIDENING` (lowering may no longer emit
 them because it works around them: they are re-probed so the record stays
 true), probes each one as a one-node model at both `LEVELS`, then the
-two-node patterns of `checks.chains`. `differences(audit)` says how the result
-departs from `ptonnx.runtime_support.KERNEL_QUIRKS`.
+two-node patterns of `references.chains`. `differences(audit)` says how the result
+departs from `ptonnx.onnxruntime_kernels.KERNEL_QUIRKS`.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import onnxruntime as ort
 import scipy
 from onnx import helper
 
-from checks import chains
-from checks.emitted import DTYPE_INPUT, Pair, emitted_pairs, pair_from_label
-from checks.probe import (
+from references import chains
+from references.emitted import DTYPE_INPUT, Pair, emitted_pairs, pair_from_label
+from references.probe import (
     LEVELS,
     ORT_ERRORS,
     Finding,
@@ -33,7 +33,7 @@ from checks.probe import (
     make_model,
     session,
 )
-from checks.reference import (
+from references.reference import (
     APPROX,
     BINARY_OPS,
     EXACT,
@@ -49,7 +49,7 @@ from checks.reference import (
     unary,
     where,
 )
-from checks.values import (
+from references.values import (
     binary_values,
     distinct,
     float_sweep,
@@ -57,7 +57,7 @@ from checks.values import (
     pow_sweep,
     unary_values,
 )
-from ptonnx import runtime_support
+from ptonnx import onnxruntime_kernels
 
 #: dtypes to try, in order, when onnxruntime has no kernel for one
 WIDER = {
@@ -277,12 +277,12 @@ def probe_pair(pair: Pair, origins=()) -> PairReport:
 
 def probe_set(recorded=None) -> tuple[dict[tuple[str, str], Pair], dict, list, list]:
     """(pairs to probe, origins, refused, not enumerated): what ptonnx emits, plus recorded pairs."""
-    recorded = runtime_support.KERNEL_QUIRKS if recorded is None else recorded
+    recorded = onnxruntime_kernels.KERNEL_QUIRKS if recorded is None else recorded
     found = emitted_pairs(UNARY_OPS | BINARY_OPS | {"Where", "Cast"})
     pairs = dict(found.pairs)
     origins = {k: set(v) for k, v in found.origins.items()}
     extra = [(q.op, q.dtype, "recorded quirk") for q in recorded if not chains.is_chain(q.op)]
-    extra += [(op, dtype, "RUNTIME_WIDENING") for op, dtype in runtime_support.RUNTIME_WIDENING]
+    extra += [(op, dtype, "RUNTIME_WIDENING") for op, dtype in onnxruntime_kernels.RUNTIME_WIDENING]
     extra += [(op, dtype.split("/")[0], "refused by lowering") for op, dtype, _ in found.refused if onnx.defs.has(op)]
     for op, dtype, why in extra:
         if (op, dtype) not in pairs:
@@ -293,7 +293,7 @@ def probe_set(recorded=None) -> tuple[dict[tuple[str, str], Pair], dict, list, l
 
 def run_audit(recorded=None) -> Audit:
     start = time.perf_counter()
-    recorded = runtime_support.KERNEL_QUIRKS if recorded is None else recorded
+    recorded = onnxruntime_kernels.KERNEL_QUIRKS if recorded is None else recorded
     pairs, origins, refused, not_enumerated = probe_set(recorded)
     reports = [probe_pair(pairs[k], origins.get(k, ())) for k in sorted(pairs)]
     reports += chains.probe_chains(pairs, recorded)
@@ -303,7 +303,7 @@ def run_audit(recorded=None) -> Audit:
 
 def differences(audit: Audit, recorded=None) -> list[str]:
     """How the probed quirks depart from the recorded ones, one line per (op, dtype, kind)."""
-    recorded = runtime_support.KERNEL_QUIRKS if recorded is None else recorded
+    recorded = onnxruntime_kernels.KERNEL_QUIRKS if recorded is None else recorded
     probed = {f.key: f for f in audit.findings}
     expected = {q.key: q for q in recorded}
     lines = []

@@ -9,7 +9,7 @@ doubles from mpmath, for `audit/function_table.py`.
   it rounded to 0): 1 - I_{1-x}(b, 1e-300) keeps its 1e-300. mpmath's own
   betainc (a 2F1) is slow for large a, b; the fraction near the mean takes ~sqrt(max(a, b))
   terms. Checked against `mpmath.betainc(a, b, 0, x, regularized=True)` at 200 bits
-  (`python -m checks.beta_reference`).
+  (`python -m references.beta_reference`).
 - BetaIncInv: Newton's method on the log of the smaller tail (log I - log y for y <= 1/2,
   log(1 - y) - log(1 - I) above, both increasing in x), in s = log x where I_{1/2} >= y (x <= 1/2)
   and s = log(1 - x) otherwise, so whichever of x and 1 - x is small keeps its digits; started

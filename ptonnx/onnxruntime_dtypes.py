@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from ptonnx.runtime_support import NO_FLOAT64_KERNEL, RUNTIME_WIDENING
+from ptonnx.onnxruntime_kernels import NO_FLOAT64_KERNEL, RUNTIME_WIDENING
 
 #: every op (a row's `ops` = ANY); ops that move data or own bodies are never widened
 ANY = None
@@ -88,7 +88,7 @@ def _rows() -> tuple[Row, ...]:
     rows = [
         Row(ops=frozenset(NO_FLOAT64_KERNEL), dtypes=frozenset({"float64"}), narrow="float32",
             refuse="onnxruntime has no float64 {op} kernel, so this model could not run",
-            why="no float64 CPU kernel (runtime_support.NO_FLOAT64_KERNEL)"),
+            why="no float64 CPU kernel (onnxruntime_kernels.NO_FLOAT64_KERNEL)"),
         Row(ops=frozenset(op for op, d in DECOMPOSITIONS.items() if d.widen), dtypes=NARROW_FLOATS, compute="float64",
             why="decomposed in float64 and rounded once (decompositions/registry.py)"),
         Row(ops=VIA_FLOAT64, dtypes=NARROW_FLOATS, compute="float64",
@@ -126,7 +126,7 @@ def _rows() -> tuple[Row, ...]:
 
 def _kernel_gap_rows() -> Iterable[Row]:
     """IR ops emitted as one ONNX op of their name, where onnxruntime has no kernel for the dtype
-    and a wider one gives the same numbers (runtime_support.RUNTIME_WIDENING, probed)."""
+    and a wider one gives the same numbers (onnxruntime_kernels.RUNTIME_WIDENING, probed)."""
     for (onnx_op, dtype), wide in sorted(RUNTIME_WIDENING.items()):
         ops = frozenset({onnx_op, "Select"} if onnx_op == "Where" else {onnx_op})
         yield Row(ops=ops, dtypes=frozenset({dtype}), compute=wide, why=f"no {onnx_op} kernel on {dtype}; {wide} gives the same result")

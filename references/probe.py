@@ -24,7 +24,7 @@ import onnxruntime as ort
 from onnx import helper, numpy_helper
 from onnxruntime.capi import onnxruntime_pybind11_state as _ort_state
 
-from checks.reference import APPROX, ULP_THRESHOLD, Ref
+from references.reference import APPROX, ULP_THRESHOLD, Ref
 from ptonnx.lowering import IR_VERSION, OPSET
 from ptonnx.testing import session_options
 

@@ -73,13 +73,13 @@ test-pymc: $(PYMC_VENV)/.installed web/node_modules/.package-lock.json
 
 bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[test,bench]"
-	$(PY) benchmarks/compile_speed.py
-	$(PY) benchmarks/compile_general.py
-	$(PY) benchmarks/fusion.py
+	$(PY) -m benchmarks.compile_speed
+	$(PY) -m benchmarks.compile_general
+	$(PY) -m benchmarks.fusion
 
 # PyMC models: onnxruntime against PyTensor's C and Numba backends (pytensor 2.38)
 bench-pymc: $(PYMC_VENV)/.installed
-	$(PYMC_PY) benchmarks/pymc_models.py
+	$(PYMC_PY) -m benchmarks.pymc_models
 
 # ptonnx against the other road to ONNX (PyTensor's JAX backend, then jax2onnx), in a third
 # environment: jax and jax2onnx are not dependencies of ptonnx (benchmarks/jax2onnx_path.py)

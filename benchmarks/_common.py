@@ -9,26 +9,58 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: where results files go: written only from a committed tree (`require_committed`)
+RESULTS = ROOT / "benchmarks" / "results"
 
 #: the compile-speed target (issue): µs/node at the largest size within this factor of the smallest
 TARGET_RATIO = 1.5  # issue 34: µs/node at 20,000 nodes within 1.5x of that at 1,000
 #: how the compile-speed benchmarks leave Python's cyclic GC unless --no-gc
-GC_DEFAULT = "left as CPython's defaults by the benchmark (`ptonnx.compile` pauses it itself)"
+GC_DEFAULT = "enabled (CPython's defaults, as users run)"
 
 
-def git_commit() -> str:
-    """The short commit of the working tree, marked when it has uncommitted changes."""
+def _tree() -> tuple[str, bool] | None:
+    """(short commit, whether tracked files outside benchmarks/results differ from it), or None
+    without git or a checkout. Results files are left out: writing one does not change what the
+    next benchmark measures."""
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                 text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return commit + (" (+ uncommitted changes)" if dirty else "")
-    except Exception:  # noqa: BLE001 - no git, not a checkout: the numbers still stand
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)benchmarks/results"], cwd=ROOT, capture_output=True, text=True,
+                               check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit, bool(dirty)
+
+
+def git_commit() -> str:
+    """The short commit of the working tree, marked in printed numbers when the tree has uncommitted
+    changes (results files are not written from such a tree: `require_committed`)."""
+    tree = _tree()
+    if tree is None:
         return "unknown"
+    commit, dirty = tree
+    return commit + (" (+ uncommitted changes)" if dirty else "")
+
+
+def require_committed(destination: Path) -> None:
+    """Exit, before anything is measured, when results would go to `destination` (a file or a
+    directory) in benchmarks/results from a tree with uncommitted changes: results name the commit
+    they were measured at. Elsewhere (`--out /tmp/...`) the numbers go with their marked commit."""
+    destination = Path(destination).resolve()
+    if destination != RESULTS and RESULTS not in destination.parents:
+        return
+    tree = _tree()
+    if tree is None:
+        sys.exit(f"refusing to write {destination}: results name a commit, and {ROOT} is not a git checkout")
+    if tree[1]:
+        sys.exit(f"refusing to write {destination}: the working tree has uncommitted changes, and results name "
+                 f"the commit they were measured at ({tree[0]} is not it). Commit first, or run without writing "
+                 "(without --write, or with --out elsewhere) to print the numbers.")
 
 
 def jsonable(obj):
@@ -44,7 +76,7 @@ def jsonable(obj):
 # compile-speed reports
 # --------------------------------------------------------------------------
 def compile_meta(script: str, argv) -> dict:
-    """Where and how a compile-speed benchmark ran (`script`: its file name under benchmarks/)."""
+    """Where and how a compile-speed benchmark ran (`script`: its module name under benchmarks)."""
     import onnx
     import pytensor
 
@@ -58,7 +90,7 @@ def compile_meta(script: str, argv) -> dict:
         "pytensor": pytensor.__version__,
         "onnx": onnx.__version__,
         "commit": git_commit(),
-        "command": f"python benchmarks/{script} " + " ".join(argv),
+        "command": f"python -m benchmarks.{script} " + " ".join(argv),
         "passes": list(DEFAULT_PASSES),
     }
 

@@ -1,6 +1,6 @@
 """A real model over protobuf's 2 GiB limit, end to end (not in CI: ~4.5 GB of memory, ~30 s).
 
-    python benchmarks/big_model.py
+    python -m benchmarks.big_model
 
 Compiles `x @ w` with a 2 GiB + 4 MiB float32 weight, checks that ptonnx chose
 ONNX external data, runs it in onnxruntime, saves it and prints the sizes, and the

@@ -1,6 +1,6 @@
 """What `CompiledModel.__call__` costs over onnxruntime itself.
 
-    python benchmarks/call_overhead.py [--write] [--rounds 5] [--no-iobinding]
+    python -m benchmarks.call_overhead [--write] [--rounds 5] [--no-iobinding]
 
 For each model and size, times single calls of: `cm.session.run(None, feed)` with a prebuilt
 feed ("bare"), `cm(*arrays)` ("call"), and unless `--no-iobinding` two IOBinding variants
@@ -21,12 +21,10 @@ import platform
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import ROOT, git_commit
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
 
 #: calls per round at each size (small calls are noisy, large ones slow)
 CALLS = {100: 2000, 1_000_000: 50}
@@ -112,6 +110,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-iobinding", action="store_true", help="time only bare and call")
     args = parser.parse_args()
+    if args.write:
+        require_committed(RESULTS)
     import onnxruntime
 
     iobinding = not args.no_iobinding
@@ -136,7 +136,7 @@ def main() -> None:
     )
     text = "\n".join([
         measured,
-        "Command: `python benchmarks/call_overhead.py" + "".join(f" {a}" for a in sys.argv[1:]) + "`",
+        "Command: `python -m benchmarks.call_overhead" + "".join(f" {a}" for a in sys.argv[1:]) + "`",
         "",
         "Medians of single calls, float64 inputs, interleaved rounds. bare = `cm.session.run(None, feed)` "
         "with a prebuilt feed; call = `cm(*arrays)` (inputs checked, outputs the caller's)."

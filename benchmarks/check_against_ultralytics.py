@@ -10,7 +10,7 @@ ultralytics, because those must not enter the project's environment:
         charset-normalizer idna urllib3 certifi
     # (torchvision is only read for its version at `import ultralytics`; it is never imported)
 
-    .venv/bin/python benchmarks/check_against_ultralytics.py --torch-python /tmp/ultra-venv/bin/python
+    .venv/bin/python -m benchmarks.check_against_ultralytics --torch-python /tmp/ultra-venv/bin/python
 
 The project's python writes our random weights, runs this same file under the
 torch python (`--torch-side`), which builds `DetectionModel("yolo11n.yaml")`,
@@ -131,7 +131,6 @@ def main() -> int:
     if args.torch_side:
         torch_side(args.torch_side, args.imgsz, args.gain)
         return 0
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from ptonnx.models import SIGNAL_GAIN, random_weights
 
     gain = SIGNAL_GAIN if args.gain is None else args.gain

@@ -50,9 +50,9 @@ hides it.
 
 Usage::
 
-    .venv/bin/python benchmarks/compile_general.py            # N ~ 1k, 5k, 20k, 50k; ~2-4 minutes
-    .venv/bin/python benchmarks/compile_general.py --quick    # smoke run (~30 s), writes nothing
-    .venv/bin/python benchmarks/compile_general.py --profile  # + cProfile of one compile at the largest size
+    .venv/bin/python -m benchmarks.compile_general            # N ~ 1k, 5k, 20k, 50k; ~2-4 minutes
+    .venv/bin/python -m benchmarks.compile_general --quick    # smoke run (~30 s), writes nothing
+    .venv/bin/python -m benchmarks.compile_general --profile  # + cProfile of one compile at the largest size
 
 Writes ``benchmarks/results/compile_general.md`` and ``compile_general.json``
 (not with ``--quick`` unless ``--out`` is given).
@@ -70,17 +70,14 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-for p in (str(ROOT), str(HERE)):  # run from a checkout without installing; import the sibling benchmark
-    if p not in sys.path:
-        sys.path.insert(0, p)
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
 
-import numpy as np  # noqa: E402
-import pytensor  # noqa: E402
-import pytensor.tensor as pt  # noqa: E402
-from _common import (  # noqa: E402
+import ptonnx
+from benchmarks._common import (
     GC_DEFAULT,
+    RESULTS,
     TARGET_RATIO,
     cells_legend,
     compile_meta,
@@ -89,18 +86,16 @@ from _common import (  # noqa: E402
     per_node_ratio,
     ratio_line,
     report_head,
+    require_committed,
     stage_table,
     summarize,
 )
-from compile_speed import function_graph, measure_once  # noqa: E402
-
-import ptonnx  # noqa: E402
-from ptonnx.lifting import lift  # noqa: E402
-from ptonnx.passes import DEFAULT_PASSES  # noqa: E402
+from benchmarks.compile_speed import function_graph, measure_once
+from ptonnx.lifting import lift
+from ptonnx.passes import DEFAULT_PASSES
 
 DEFAULT_SIZES = (1_000, 5_000, 20_000, 50_000)
 QUICK_SIZES = (1_000, 5_000, 10_000)
-RESULTS = HERE / "results"
 RTOL, ATOL = 1e-9, 1e-12
 X_LEN, W_LEN, Y_LEN, IDX_LEN = 64, 16, 64, 10
 KINDS = 6
@@ -324,8 +319,10 @@ def main(argv=None) -> int:
              else list(QUICK_SIZES if args.quick else DEFAULT_SIZES))
     repeats_for = (lambda n: args.repeats) if args.repeats else (lambda n: 3) if args.quick else default_repeats
     out = Path(args.out) if args.out else (None if args.quick else RESULTS)
+    if out is not None:
+        require_committed(out)
     pass_names = list(DEFAULT_PASSES)
-    meta = compile_meta("compile_general.py", argv)
+    meta = compile_meta("compile_general", argv)
     meta["gc"] = "disabled (--no-gc)" if args.no_gc else GC_DEFAULT
 
     wall = time.perf_counter()

@@ -42,8 +42,8 @@ with its default limit, and ptonnx walks graphs iteratively.
 
 Usage::
 
-    .venv/bin/python benchmarks/compile_speed.py                      # 1000,10000,50000
-    .venv/bin/python benchmarks/compile_speed.py --sizes 1000,10000 --repeats 3
+    .venv/bin/python -m benchmarks.compile_speed                      # 1000,10000,50000
+    .venv/bin/python -m benchmarks.compile_speed --sizes 1000,10000 --repeats 3
 
 Writes ``benchmarks/results/compile_speed.md`` and ``compile_speed.json``.
 """
@@ -57,20 +57,16 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-if str(ROOT) not in sys.path:  # run from a checkout without installing
-    sys.path.insert(0, str(ROOT))
+import numpy as np
+import onnx
+import pytensor
+import pytensor.tensor as pt
+from pytensor.graph.fg import FunctionGraph
 
-import numpy as np  # noqa: E402
-import onnx  # noqa: E402
-import pytensor  # noqa: E402
-import pytensor.tensor as pt  # noqa: E402
-from pytensor.graph.fg import FunctionGraph  # noqa: E402
-
-import ptonnx  # noqa: E402
-from _common import (  # noqa: E402
+import ptonnx
+from benchmarks._common import (
     GC_DEFAULT,
+    RESULTS,
     TARGET_RATIO,
     cells_legend,
     compile_meta,
@@ -79,14 +75,14 @@ from _common import (  # noqa: E402
     per_node_ratio,
     ratio_line,
     report_head,
+    require_committed,
     stage_table,
     summarize,
 )
-from ptonnx.lifting import lift  # noqa: E402
-from ptonnx.passes import DEFAULT_PASSES  # noqa: E402
+from ptonnx.lifting import lift
+from ptonnx.passes import DEFAULT_PASSES
 
 DEFAULT_SIZES = (1_000, 10_000, 50_000)
-RESULTS = HERE / "results"
 
 
 # --------------------------------------------------------------------------
@@ -226,9 +222,7 @@ def measure_once(fgraph, passes, *, gc_enabled: bool = True, n: int | None = Non
 def _our_stages(fgraph, passes) -> dict:
     """One `ptonnx.compile` (without the checker), split by the stages its report records.
 
-    `compile` is what users call; it also pauses the cyclic garbage collector
-    while it runs (a full collection would walk the user's whole graph).
-    "lower" includes the structural `verify` that guards lowering; the stages of `AROUND`
+    `compile` is what users call. "lower" includes the structural `verify` that guards lowering; the stages of `AROUND`
     count (and the CSE run before decompose) where `passes` names them.
     """
     cm = ptonnx.compile(fgraph, [p for p in passes if p not in AROUND], check=False)
@@ -310,6 +304,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-verify", action="store_true", help="skip the onnxruntime-vs-PyTensor check")
     ap.add_argument("--out", default=str(RESULTS), help="directory for compile_speed.md/.json")
     args = ap.parse_args(argv)
+    require_committed(Path(args.out))
 
     sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
     shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
@@ -317,7 +312,7 @@ def main(argv=None) -> int:
         if s not in SHAPES:
             ap.error(f"unknown shape {s!r}; known: {', '.join(SHAPES)}")
     pass_names = stage_names()
-    meta = compile_meta("compile_speed.py", argv)
+    meta = compile_meta("compile_speed", argv)
     meta["gc"] = "disabled (--no-gc)" if args.no_gc else GC_DEFAULT
 
     results: dict[str, list[dict]] = {}

@@ -26,7 +26,7 @@ import pytensor.tensor as pt
 import scipy.special as sp
 
 import ptonnx
-from benchmarks._common import ROOT, git_commit
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
 from ptonnx.testing import session_options
 
 X = pt.dvector("x")
@@ -323,6 +323,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--write", action="store_true", help="save benchmarks/results/elementwise_budget.md")
     args = parser.parse_args(argv)
+    if args.write:
+        require_committed(RESULTS)
     rows = measure(args.rounds)
     floors = floor_table(floor_rows(args.rounds))
     candidates = four_node_table()

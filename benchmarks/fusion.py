@@ -47,10 +47,10 @@ For each workload and variant the script records
 
 Usage::
 
-    .venv/bin/python benchmarks/fusion.py                   # everything (~5-8 minutes)
-    .venv/bin/python benchmarks/fusion.py --quick           # smoke test: fewer runs, 1 session each, no A/A
+    .venv/bin/python -m benchmarks.fusion                   # everything (~5-8 minutes)
+    .venv/bin/python -m benchmarks.fusion --quick           # smoke test: fewer runs, 1 session each, no A/A
                                                             # control, no YOLO11n at 640 (~1.5 minutes)
-    .venv/bin/python benchmarks/fusion.py --workloads conv,yolo11n@320 --budget 2
+    .venv/bin/python -m benchmarks.fusion --workloads conv,yolo11n@320 --budget 2
 
 Writes ``benchmarks/results/fusion.md``, ``fusion.json`` and ``fusion.png``.
 
@@ -74,22 +74,16 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-if str(ROOT) not in sys.path:  # run from a checkout without installing
-    sys.path.insert(0, str(ROOT))
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytensor
 
-import numpy as np  # noqa: E402
-import onnx  # noqa: E402
-import onnxruntime as ort  # noqa: E402
-import pytensor  # noqa: E402
-from _common import git_commit  # noqa: E402
-from fusion_measure import run_workload  # noqa: E402
-from fusion_models import FUSED_PASSES, UNFUSED_PASSES, all_workloads, select_workloads  # noqa: E402
-from fusion_report import chart, markdown  # noqa: E402
-from fusion_timing import BATCH_S, CONFIGS, MIN_ROUNDS, config_name  # noqa: E402
-
-RESULTS = HERE / "results"
+from benchmarks._common import RESULTS, git_commit, require_committed
+from benchmarks.fusion_measure import run_workload
+from benchmarks.fusion_models import FUSED_PASSES, UNFUSED_PASSES, all_workloads, select_workloads
+from benchmarks.fusion_report import chart, markdown
+from benchmarks.fusion_timing import BATCH_S, CONFIGS, MIN_ROUNDS, config_name
 
 
 def _meta(argv) -> dict:
@@ -111,7 +105,7 @@ def _meta(argv) -> dict:
         "onnxruntime": ort.__version__,
         "numpy": np.__version__,
         "commit": commit,
-        "command": "python benchmarks/fusion.py " + " ".join(argv),
+        "command": "python -m benchmarks.fusion " + " ".join(argv),
         "fused_passes": list(FUSED_PASSES),
         "unfused_passes": list(UNFUSED_PASSES),
         "loadavg_start": " ".join(f"{v:.2f}" for v in os.getloadavg()),
@@ -154,6 +148,7 @@ def main(argv=None) -> int:
         chart(payload["results"], out / "fusion.png", payload["meta"])
         print(f"rewrote {out / 'fusion.md'} and {out / 'fusion.png'} from {args.replot}")
         return 0
+    require_committed(Path(args.out))
     args.budget = args.budget if args.budget is not None else (0.8 if args.quick else 2.5)
     args.min_runs = args.min_runs if args.min_runs is not None else (8 if args.quick else 20)
     args.compiles = args.compiles if args.compiles is not None else (3 if args.quick else 9)

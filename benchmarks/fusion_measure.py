@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytensor
-from fusion_models import (INPUT_SEED, KINDS, VARIANTS, build, measure_compile, model_stats, parse_workload,
+from benchmarks.fusion_models import (INPUT_SEED, KINDS, VARIANTS, build, measure_compile, model_stats, parse_workload,
                            workload_label)
-from fusion_timing import (CONFIGS, config_name, judge_against_control, make_sessions, measure_pair_retry,
+from benchmarks.fusion_timing import (CONFIGS, config_name, judge_against_control, make_sessions, measure_pair_retry,
                            ort_optimized_graphs, ort_profile)
 from pytensor.compile.mode import Mode
 

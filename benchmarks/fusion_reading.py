@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from fusion_timing import DUMP_LEVELS, NOISY_SPREAD, config_name
+from benchmarks.fusion_timing import DUMP_LEVELS, NOISY_SPREAD, config_name
 
 
 def kernel_ms(res: dict, v: str) -> dict:

@@ -6,9 +6,9 @@ import math
 from pathlib import Path
 
 import numpy as np
-from fusion_models import FUSED_PASSES, INPUT_SEED, SEED, UNFUSED_PASSES, VARIANTS
-from fusion_reading import bn_share, hist, kernel_ms, opt, reading, same_ops
-from fusion_timing import BATCH_S, CONFIGS, DUMP_LEVELS, NOISY_SPREAD, SETTLE_S, config_name
+from benchmarks.fusion_models import FUSED_PASSES, INPUT_SEED, SEED, UNFUSED_PASSES, VARIANTS
+from benchmarks.fusion_reading import bn_share, hist, kernel_ms, opt, reading, same_ops
+from benchmarks.fusion_timing import BATCH_S, CONFIGS, DUMP_LEVELS, NOISY_SPREAD, SETTLE_S, config_name
 
 from ptonnx.models import SIGNAL_GAIN
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import onnxruntime as ort
-from fusion_models import VARIANTS, histogram
+from benchmarks.fusion_models import VARIANTS, histogram
 
 from ptonnx import testing
 

@@ -1,6 +1,6 @@
 """What PyTensor's gradient loops (ScalarLoop) cost in onnxruntime, point by point.
 
-    python benchmarks/gradient_loops.py [--rounds 3] > benchmarks/results/gradient_loops.md
+    python -m benchmarks.gradient_loops [--rounds 3] > benchmarks/results/gradient_loops.md
 
 For d/dk gammainc(k, x) and d/da betainc(a, b, x) at one point each (typical
 values, the special values that never meet the series' stopping test), prints

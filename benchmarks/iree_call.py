@@ -24,12 +24,10 @@ import platform
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import ROOT, git_commit
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
 
 KS = (1, 5, 20)
 
@@ -95,6 +93,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=2000, help="calls per round")
     args = parser.parse_args()
+    if args.write:
+        require_committed(RESULTS)
     from importlib.metadata import version
 
     head = ["k inputs, k + 1 outputs", "invoker µs", "direct µs", "packed µs", "floor µs", "packed / invoker",

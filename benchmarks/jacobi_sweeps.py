@@ -10,19 +10,16 @@ benchmark's positive definite matrices (g g^T / n + I,
 `benchmarks/linalg.py`) and on a random symmetric one. Sweeps times the cost of a sweep
 (`benchmarks/loop_floor.py`) is the Jacobi's time.
 
-    python benchmarks/jacobi_sweeps.py [--n 200] [--write]
+    python -m benchmarks.jacobi_sweeps [--n 200] [--write]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchmarks._common import ROOT, git_commit  # noqa: E402
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
 
 EPS = np.finfo(np.float64).eps
 
@@ -94,7 +91,7 @@ def report(n: int) -> str:
             ("Eigh of the benchmark's positive definite matrix (two passes, as for any other)", "%d + %d" % eigh_passes(spd)),
             ("Eigh of a random symmetric matrix (two passes)", "%d + %d" % eigh_passes(symmetric))]
     lines = [f"Sweeps of ptonnx's one-sided Jacobi at n = {n} (NumPy model; commit {git_commit()}; "
-             f"`python benchmarks/jacobi_sweeps.py --n {n}`).", "", "| matrix | sweeps |", "|---|---:|"]
+             f"`python -m benchmarks.jacobi_sweeps --n {n}`).", "", "| matrix | sweeps |", "|---|---:|"]
     lines += [f"| {name} | {count} |" for name, count in rows]
     return "\n".join(lines) + "\n"
 
@@ -104,6 +101,8 @@ def main(argv=None) -> str:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
+    if args.write:
+        require_committed(RESULTS)
     text = report(args.n)
     print(text)
     if args.write:

@@ -33,17 +33,15 @@ import argparse
 import json
 import signal
 import statistics
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import ROOT, git_commit  # noqa: E402
-from benchmarks.elementwise_budget import count  # noqa: E402
-from benchmarks.pymc_models import LARGEST, RTOL, _geomean, _max_rel_error, _pytensor_function, interleaved_us  # noqa: E402
-from ptonnx.testing import session_options  # noqa: E402
+from benchmarks._common import ROOT, git_commit, require_committed
+from benchmarks.elementwise_budget import count
+from benchmarks.pymc_models import LARGEST, RTOL, _geomean, _max_rel_error, _pytensor_function, interleaved_us
+from ptonnx.testing import session_options
 
 SIZES = (100, 10_000)
 #: fresh onnxruntime sessions per file: one session's speed is partly luck of its memory plan
@@ -208,6 +206,7 @@ def main(argv=None) -> None:
         saved = json.loads(Path(args.out + ".json").read_text())
         Path(args.out + ".md").write_text(markdown(saved["rows"], saved["meta"]))
         return
+    require_committed(Path(args.out))
     signal.signal(signal.SIGALRM, _timed_out)
     from importlib.metadata import version
 

@@ -2,8 +2,8 @@
 """The `layout` pass, measured: onnxruntime's broadcasting kernels in both layouts, and PyMC
 models compiled with and without the pass.
 
-    python benchmarks/layout.py [--write]                  # the kernels (default environment)
-    .venv-pymc/bin/python benchmarks/layout.py --models    # + the PyMC models (pymc environment)
+    python -m benchmarks.layout [--write]                  # the kernels (default environment)
+    .venv-pymc/bin/python -m benchmarks.layout --models    # + the PyMC models (pymc environment)
 
 Kernels: one binary op over (N, 1) x (1, K) and (N, K) x (N, 1) operands (N = 10,000, K = 2) and
 the same work transposed, (1, N) x (K, 1) and (K, N) x (1, N); and a column (N, 1) against a 0-d,
@@ -19,16 +19,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import ROOT, git_commit  # noqa: E402
-from ptonnx.testing import session_options  # noqa: E402
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
+from ptonnx.testing import session_options
 
 N, K = 10_000, 2
 PAIRS = [((N, 1), (1, K)), ((1, N), (K, 1)), ((N, K), (N, 1)), ((K, N), (1, N))]
@@ -88,7 +85,9 @@ def main(argv=None) -> None:
     parser.add_argument("--models", action="store_true", help="also the PyMC models (needs pymc)")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
-    lines = [f"# The layout pass (ptonnx {git_commit()})", "", "Command: `.venv-pymc/bin/python benchmarks/layout.py --models --write`; "
+    if args.write:
+        require_committed(RESULTS)
+    lines = [f"# The layout pass (ptonnx {git_commit()})", "", "Command: `.venv-pymc/bin/python -m benchmarks.layout --models --write`; "
              "onnxruntime on 1 thread, default level.", "", "## Kernels: µs per node, N = 10,000, K = 2", "",
              "| op | " + " | ".join(f"{a} x {b}" for a, b in PAIRS) + " |", "|---|" + "---:|" * len(PAIRS)]
     for op in ("Sub", "Mul", "Div"):

@@ -6,7 +6,7 @@ model per op with unknown sizes, called at every size. Same-run medians (fewer r
 for a case slower than --budget; past it, the first call alone, not profiled); ratio = ptonnx / LAPACK. Writes benchmarks/results/linalg.md with
 --write (rows of the ops run replace theirs); --profile adds where each case's time goes.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py [--rounds 7] [--ops Eigh SVD] [--write]
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.linalg [--rounds 7] [--ops Eigh SVD] [--write]
 
 (the script sets the thread count itself when it starts a fresh process: run it as above).
 """
@@ -26,9 +26,8 @@ import onnxruntime as ort  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
 import scipy.linalg  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ptonnx  # noqa: E402
-from benchmarks._common import ROOT, git_commit, median_seconds  # noqa: E402
+from benchmarks._common import RESULTS, ROOT, git_commit, median_seconds, require_committed  # noqa: E402
 
 SIZES = (10, 50, 200, 1000)
 
@@ -183,9 +182,11 @@ def main(argv=None) -> str:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--profile", action="store_true", help="also profile each case once (onnxruntime's profiler)")
     opts = parser.parse_args(argv)
+    if opts.write:
+        require_committed(RESULTS)
     commit = git_commit()
     header = [f"Linear algebra, onnxruntime {ort.__version__} on 1 thread against SciPy {scipy.__version__}'s LAPACK on 1 "
-              "thread; median of up to --rounds rounds (`OPENBLAS_NUM_THREADS=1 python benchmarks/linalg.py --profile "
+              "thread; median of up to --rounds rounds (`OPENBLAS_NUM_THREADS=1 python -m benchmarks.linalg --profile "
               "--write`; `--ops` reruns some ops and replaces their rows: `run` is the commit each row was measured at).", "",
               "| op | size | onnxruntime ms | LAPACK ms | ratio | run |", "|---|---|---:|---:|---:|---|"]
     profile_header = ["", "Profiles (`--profile`, onnxruntime's profiler, Loop bodies included): kernel runs in one call, the "

@@ -21,14 +21,13 @@ Jacobi could run if nothing else cost anything (SVD at n = 200 takes 9, Eigh 11 
 Last, single nodes on a QR panel (200 x 32 float64) in a Loop body, each against a Sub of the
 same size: what a column step should avoid (docs/ir.md, "Keep per-trip work minimal").
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py [--n 200] [--factor 5] [--jacobi-factor 20] [--write]
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.loop_floor [--n 200] [--factor 5] [--jacobi-factor 20] [--write]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -38,8 +37,7 @@ import onnxruntime as ort  # noqa: E402
 import scipy.linalg  # noqa: E402
 from onnx import TensorProto, helper  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchmarks._common import ROOT, git_commit, median_seconds  # noqa: E402
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed, median_seconds  # noqa: E402
 
 NODES = (1, 2, 4, 8, 12, 16)
 
@@ -180,7 +178,7 @@ def report(n: int, factor: float, rounds: int, jacobi_factor: float = 20.0) -> s
     times, trip, node = measure(n, rounds)
     refs = lapack(n, rounds)
     lines = [f"onnxruntime {ort.__version__}, 1 thread, ORT_ENABLE_ALL; n = {n} trips; medians of {rounds} calls; "
-             f"commit {git_commit()} (`OPENBLAS_NUM_THREADS=1 python benchmarks/loop_floor.py --n {n} --factor {factor:g} "
+             f"commit {git_commit()} (`OPENBLAS_NUM_THREADS=1 python -m benchmarks.loop_floor --n {n} --factor {factor:g} "
              f"--jacobi-factor {jacobi_factor:g}`).",
              "", "| body nodes (chained Add) | ms for the Loop |", "|---:|---:|"]
     lines += [f"| {k} | {t * 1e3:.3f} |" for k, t in times.items()]
@@ -215,6 +213,8 @@ def main(argv=None) -> str:
     parser.add_argument("--rounds", type=int, default=101)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
+    if args.write:
+        require_committed(RESULTS)
     text = report(args.n, args.factor, args.rounds, args.jacobi_factor)
     print(text)
     if args.write:

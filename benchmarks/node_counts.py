@@ -1,6 +1,6 @@
 """ONNX node counts of the special functions, with and without the `cse` and `range_facts` passes.
 
-    python benchmarks/node_counts.py [--write]
+    python -m benchmarks.node_counts [--write]
 
 Each function of one float64 vector (two for the binary ones) is compiled with the
 default passes, without `range_facts`, and without it and `cse`; nodes inside Loop bodies are
@@ -11,15 +11,13 @@ to benchmarks/results/node_counts.md. Counts, not times: they do not depend on t
 from __future__ import annotations
 
 import argparse
-import sys
 
 import pytensor.tensor as pt
 
 import ptonnx
 from ptonnx.passes.manager import DEFAULT_PASSES
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from _common import ROOT, git_commit  # noqa: E402
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
 
 A, X = pt.dvector("a"), pt.dvector("x")
 #: name -> (the PyTensor expression, the inputs it reads)
@@ -62,15 +60,18 @@ def table() -> str:
             outer, inner = count(ptonnx.compile_function(inputs, [build()], passes=passes).model.graph)
             cells.append(f"{outer:,} ({inner:,})")
         rows.append(f"| `{name}` | {' | '.join(cells)} |")
-    return "\n".join(rows) + f"\n\nCommit {git_commit()}; `python benchmarks/node_counts.py`.\n"
+    return "\n".join(rows) + f"\n\nCommit {git_commit()}; `python -m benchmarks.node_counts`.\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="save to benchmarks/results/node_counts.md")
+    args = parser.parse_args()
+    if args.write:
+        require_committed(RESULTS)
     text = table()
     print(text)
-    if parser.parse_args().write:
+    if args.write:
         (ROOT / "benchmarks/results/node_counts.md").write_text("# ONNX node counts of the special functions\n\n" + text)
 
 

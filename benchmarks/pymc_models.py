@@ -38,16 +38,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import ROOT, git_commit  # noqa: E402
-from ptonnx.testing import session_options  # noqa: E402
+from benchmarks._common import ROOT, git_commit, require_committed
+from ptonnx.testing import session_options
 
 SIZES = (100, 10_000)
 RTOL = 1e-10
@@ -277,6 +275,7 @@ def main(argv=None) -> None:
     parser.add_argument("--profile", action="store_true",
                         help="only profile onnxruntime's kernels per op type at the largest size (writes <out>_profile.md)")
     args = parser.parse_args(argv)
+    require_committed(Path(args.out))
     if args.profile:
         from tests.pymc.models import MODELS
 

@@ -1,6 +1,6 @@
 """Random draws: ptonnx's models against NumPy's Generator, and PyMC's posterior predictive.
 
-    python benchmarks/random_draws.py [--write] [--rounds 7] [--draws 1000000] [--no-pymc] [--generator]
+    python -m benchmarks.random_draws [--write] [--rounds 7] [--draws 1000000] [--no-pymc] [--generator]
 
 Part 1: `--draws` float64 (int64 for counts) draws of each distribution, one compiled model
 each (parameters as inputs, the key an input), onnxruntime on one thread, against NumPy's
@@ -22,24 +22,16 @@ compile included as a user pays it). `--write` saves benchmarks/results/random.m
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
+import datetime
+import platform
+import statistics
+import time
+import warnings
 
-# run as a script, this file's folder leads sys.path, and its name would hide the standard `random`
-if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    del sys.path[0]
+import numpy as np
 
-import argparse  # noqa: E402
-import datetime  # noqa: E402
-import platform  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import ROOT, git_commit  # noqa: E402
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
 
 #: name -> (PyTensor builder of the draws from parameter variables, parameter values, NumPy's draw)
 DISTRIBUTIONS = {
@@ -203,6 +195,8 @@ def main() -> None:
     parser.add_argument("--no-pymc", action="store_true")
     parser.add_argument("--generator", action="store_true")
     args = parser.parse_args()
+    if args.write:
+        require_committed(RESULTS)
     import onnxruntime
     import pytensor
 

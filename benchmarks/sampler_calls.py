@@ -2,7 +2,7 @@
 """What a sampler pays per log-density-and-gradient evaluation through `ptonnx.pymc.compile_flat_logp`:
 K points evaluated one call each (the flat form) against one call of the batched form.
 
-    .venv-pymc/bin/python benchmarks/sampler_calls.py [--write] [--k 8 64] [--models ...]
+    .venv-pymc/bin/python -m benchmarks.sampler_calls [--write] [--k 8 64] [--models ...]
 
 Each model of `tests/pymc/models.py` at n = 100 observations (the models without a Scan:
 the batched form refuses those), onnxruntime on 1 thread. Cells are µs per point: the
@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import ROOT, git_commit  # noqa: E402
-from ptonnx.testing import session_options  # noqa: E402
+from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
+from ptonnx.testing import session_options
 
 SKIP = {"scan_custom_dist", "kalman_local_trend"}
 
@@ -62,7 +59,7 @@ def measure(name: str, ks: list[int], rounds: int) -> dict:
 
 def markdown(rows: list[dict], ks: list[int]) -> str:
     lines = [f"# Sampler calls: µs per point, flat form one call per point against the batched form (ptonnx {git_commit()})",
-             "", "Command: `.venv-pymc/bin/python benchmarks/sampler_calls.py --write`; onnxruntime on 1 thread, n = 100.", "",
+             "", "Command: `.venv-pymc/bin/python -m benchmarks.sampler_calls --write`; onnxruntime on 1 thread, n = 100.", "",
              "| model | size | " + " | ".join(f"K={k}: per point µs | K={k}: batched µs | speed-up" for k in ks) + " |",
              "|---|---:|" + "---:|---:|---:|" * len(ks)]
     for r in rows:
@@ -81,6 +78,8 @@ def main(argv=None) -> None:
     parser.add_argument("--models", nargs="*", default=None)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
+    if args.write:
+        require_committed(RESULTS)
     from tests.pymc.models import MODELS
 
     rows = [measure(name, args.k, args.rounds) for name in (args.models or [m for m in MODELS if m not in SKIP])]

@@ -3,7 +3,7 @@ Numba backends: `x + 1` (what one loop trip costs at least), an AR(1) recursion 
 32x32 matrix product per step) and a Kalman-filter step (a 4-vector mean and a 4x4
 covariance, five 4x4 matrix products per step), each returning every step's values.
 
-Run: `python benchmarks/scan.py` (writes benchmarks/results/scan.md and scan.json).
+Run: `python -m benchmarks.scan` (writes benchmarks/results/scan.md and scan.json).
 Each backend is timed in rounds, interleaved, a round being as many calls as fit in
 50 ms; the table gives the median over rounds of the time per call divided by the
 number of steps, and ratios of medians of the same run. The state's sizes are static (as
@@ -18,19 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import ROOT, git_commit  # noqa: E402
-from ptonnx.testing import session_options  # noqa: E402
+from benchmarks._common import RESULTS, git_commit, require_committed
+from ptonnx.testing import session_options
 
 warnings.filterwarnings("ignore")
-RESULTS = ROOT / "benchmarks" / "results"
 
 
 def counter():
@@ -220,7 +217,7 @@ def markdown(rows: list[dict], meta: dict) -> str:
     lines = [
         "# Scan: per-step cost, onnxruntime against PyTensor's C and Numba backends",
         "",
-        f"`python benchmarks/scan.py` at {meta['commit']}; pytensor {meta['pytensor']}, onnxruntime {meta['onnxruntime']}, "
+        f"`python -m benchmarks.scan` at {meta['commit']}; pytensor {meta['pytensor']}, onnxruntime {meta['onnxruntime']}, "
         f"{meta['rounds']} rounds. Times are medians over rounds, in µs per step (the call's time / steps); ratio = "
         "onnxruntime / C, from medians of the same run. onnxruntime on one thread, default optimisation level.",
         "",
@@ -252,6 +249,8 @@ def main(argv=None) -> None:
     parser.add_argument("--only", nargs="+", choices=list(SCANS), help="time these scans only (results not written)")
     parser.add_argument("--profile", action="store_true", help="print the share of each Loop's time its body's kernels take")
     args = parser.parse_args(argv)
+    if not args.only and not args.profile:  # a full run writes its results
+        require_committed(RESULTS)
     if args.profile:
         for name in SCANS:
             p = profile(name)

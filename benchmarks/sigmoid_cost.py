@@ -2,7 +2,7 @@
 IR Sigmoid's decomposition (`decompositions/elementary/exp_log.py`, a few ulp everywhere) against
 onnxruntime's Sigmoid (the default).
 
-    python benchmarks/sigmoid_cost.py [--imgsz 320] [--runs 20]
+    python -m benchmarks.sigmoid_cost [--imgsz 320] [--runs 20]
 
 Prints median latencies (1 thread, interleaved runs) at both onnxruntime levels and
 their ratio. This is why `SiLU`/`FusedConv` keep onnxruntime's Sigmoid (docs/limits.md, known limits).

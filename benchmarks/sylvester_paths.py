@@ -5,15 +5,14 @@ unknown sizes (the other path switched off by setting SMALL), onnxruntime on 1 t
 `--large`: Schur and solve_sylvester (the default model, both paths) at larger sizes against
 SciPy (docs/limits.md quotes these), fewer rounds.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sylvester_paths.py [--sizes 5 10 20 30 50] [--rounds 7]
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sylvester_paths.py --large [--sizes 50 200] [--rounds 3]
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.sylvester_paths [--sizes 5 10 20 30 50] [--rounds 7]
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.sylvester_paths --large [--sizes 50 200] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -23,7 +22,6 @@ import onnxruntime as ort  # noqa: E402
 import pytensor.tensor as pt  # noqa: E402
 import scipy.linalg  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import ptonnx  # noqa: E402
 import ptonnx.decompositions.linalg.sylvester as sylvester  # noqa: E402
 from benchmarks._common import median_seconds  # noqa: E402

@@ -195,7 +195,7 @@ BY_OP: dict[str, Bound] = {
 
 #: (IR op, dtype) -> a bound that differs from the op's in that dtype
 BY_OP_AND_DTYPE: dict[tuple[str, str], Bound] = {
-    # onnxruntime's float64 kernels, on arguments already reduced (trigonometric.py)
+    # onnxruntime's float64 kernels, on arguments already reduced (decompositions/elementary/trigonometric.py)
     ("Sin", "float64"): Bound(3.0, atol_arg_ulp=1.0, note="onnxruntime's float64 Sin after Cody-Waite reduction to [-pi/2, pi/2]"),
     ("Cos", "float64"): Bound(3.0, atol_arg_ulp=1.0, note="as sin(x - (k + 1/2) pi), reduced in three exact parts"),
     ("Tan", "float64"): Bound(16.0, note="3 ulp below 2**20; beyond, onnxruntime's Sin(x) / Cos(x): 5 ulp, but 13.4 at "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 from collections.abc import Sequence
@@ -145,15 +144,7 @@ def compile(fgraph, passes: Sequence | None = None, *, verify_each: bool = False
     if runtime not in RUNTIMES:
         raise SignatureError(f"runtime={runtime!r}: choose one of {', '.join(map(repr, RUNTIMES))}")
     fgraph = _as_function_graph(fgraph)
-    # The IR is many small objects: a full garbage collection mid-compile walks the
-    # user's whole PyTensor graph too, so the collector waits until compile is done.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        cm = _compile(fgraph, passes, verify_each, check, name, session_options, float64_via_float32)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    cm = _compile(fgraph, passes, verify_each, check, name, session_options, float64_via_float32)
     if runtime == "iree":
         cm = _with_iree(cm)
     return cm

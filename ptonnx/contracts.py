@@ -17,7 +17,7 @@ from ptonnx.errors import VerificationError
 from ptonnx.ir import Graph, Node, verify
 from ptonnx.ir.core import nested_graphs
 from ptonnx.ir.registry import mixed_inputs
-from ptonnx.onnxruntime_dtypes import node_rules
+from ptonnx.onnxruntime_dtypes import decomposed_in, node_rules
 
 
 @attrs.frozen
@@ -57,7 +57,7 @@ def _invalid(graph: Graph) -> str | None:
 
 def _undecomposed(node: Node) -> str | None:
     found = DECOMPOSITIONS.get(node.op)
-    if found is None or found.compute_dtype(node.outputs[0].dtype) is None:
+    if found is None or decomposed_in(found, node.outputs[0].dtype) is None:
         return None
     return f"IR op {node.op!r} is rewritten into other IR ops before lowering"
 

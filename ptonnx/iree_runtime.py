@@ -9,9 +9,11 @@ then `iree.compiler.compile_str` for llvm-cpu, in process. float64 needs
 `--iree-input-demote-f64-to-f32=false`; `--iree-llvmcpu-link-embedded=false` links
 against the system's libm, which has the `sin` and `cos` the embedded linker lacks.
 
-Run-time checks and Loops are lowered in the form IREE reads (`lowering.lower(target="iree")`):
-each check's failure flag is an output after the user's (IREE's Gather does not bound its
-index), which `IreeModel.run` raises on, and Loops write per-trip values into carried buffers.
+Run-time checks and Loops are lowered in the form IREE reads (`lowering.lower(target="iree")`).
+IREE's Gather does not bound its index: one out of range reads past the buffer (IREE 3.13: a
+number from neighbouring memory; far past it, a segfault), so the out-of-range Gather that
+stops onnxruntime cannot be a check there. Each check's failure flag is instead an output
+after the user's, which `IreeModel.run` raises on; Loops write per-trip values into carried buffers.
 """
 
 from __future__ import annotations

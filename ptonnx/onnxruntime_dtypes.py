@@ -24,6 +24,12 @@ from collections.abc import Iterable
 
 import attrs
 
+from ptonnx.decompositions import DECOMPOSITIONS
+from ptonnx.decompositions.registry import COMPUTE, Decomposition
+from ptonnx.ir import get_schema
+from ptonnx.ir.core import bodies
+from ptonnx.ir.registry import all_schemas
+from ptonnx.ir.types import ALL_DTYPES
 from ptonnx.onnxruntime_kernels import NO_FLOAT64_KERNEL, RUNTIME_WIDENING
 
 #: every op (a row's `ops` = ANY); ops that move data or own bodies are never widened
@@ -43,7 +49,7 @@ WIDER_INTS = {
 #: functions composed in float64 only (onnxruntime has few float64 kernels for them and
 #: float32 ones of uneven accuracy)
 VIA_FLOAT64 = frozenset({
-    "Tan", "Exp2", "Log2", "Log10", "Log1mexp",
+    "Exp2", "Log2", "Log10", "Log1mexp",
 })
 #: ops that compare (onnxruntime's kernels: float, double, int8, uint8, int32, int64)
 COMPARING = frozenset({"ReduceMax", "ReduceMin", "ArgMax", "Sort"})
@@ -82,8 +88,6 @@ OWN = Rule()
 
 def _rows() -> tuple[Row, ...]:
     """The table, first match wins (ANY rows last)."""
-    from ptonnx.decompositions import DECOMPOSITIONS
-    from ptonnx.ir.registry import all_schemas
 
     rows = [
         Row(ops=frozenset(NO_FLOAT64_KERNEL), dtypes=frozenset({"float64"}), narrow="float32",
@@ -189,9 +193,6 @@ def rule(op: str, dtype: str, *, moves: bool = False) -> Rule:
 def node_rules(node) -> dict[str, Rule]:
     """type variable -> the rule for its dtype, for each variable of `node` a row decides
     (variables naming a dtype themselves, like a condition's `bool`, are never widened)."""
-    from ptonnx.ir import get_schema
-    from ptonnx.ir.core import bodies
-    from ptonnx.ir.types import ALL_DTYPES
 
     schema = get_schema(node.op)
     moves = schema.has("layout") or bool(bodies(node))
@@ -228,3 +229,14 @@ CARRIED: dict[str, dict[str, Carry]] = {
         "uint64": Carry("int64", 64, "the same importer; the generator's element counters are uint64"),
     },
 }
+
+
+def decomposed_in(decomposition: Decomposition, dtype: str) -> str | None:
+    """The dtype a node of `dtype` is decomposed in (float64, or any float for `any_float`,
+    where this table puts it), or None to leave it to lowering."""
+    if decomposition.own_dtype or decomposition.as_given:
+        return dtype
+    compute = rule(decomposition.op, dtype).compute or dtype
+    if decomposition.any_float:
+        return compute if compute.startswith("float") else None
+    return COMPUTE if compute == COMPUTE else None

@@ -102,14 +102,14 @@ KERNEL_QUIRKS: tuple[Quirk, ...] = (
     Quirk("Tanh", "float64", "inaccurate", BOTH,
           "up to 9 ulp off for 4.46 <= |x| <= 17.97 (absolute error up to 1e-15; tanh(17.75) = 1.0, NumPy 0.9999999999999992)",
           "decompositions: elementary/hyperbolic.py (the IR Tanh; onnxruntime's Tanh is not used)"),
-    Quirk("Sin", "float64", "underflow", BOTH, "±0 at the floats nearest k*pi for 1 <= |x| < 100 (sin(pi) = -0.0, NumPy 1.22e-16)", "lowering: trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
+    Quirk("Sin", "float64", "underflow", BOTH, "±0 at the floats nearest k*pi for 1 <= |x| < 100 (sin(pi) = -0.0, NumPy 1.22e-16)", "decompositions: elementary/trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
     Quirk("Sin", "float64", "inaccurate", BOTH,
           "absolute accuracy near its zeros for 1 <= |x| < 100: up to ~3e5 ulp off within ~0.1 of k*pi "
-          "(absolute error up to 6.7e-16); within 3 ulp elsewhere", "lowering: trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
-    Quirk("Cos", "float64", "underflow", BOTH, "±0 at the floats nearest (k+1/2)*pi for 1 <= |x| < 100 (cos(pi/2) = -0.0, NumPy 6.1e-17)", "lowering: trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
+          "(absolute error up to 6.7e-16); within 3 ulp elsewhere", "decompositions: elementary/trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
+    Quirk("Cos", "float64", "underflow", BOTH, "±0 at the floats nearest (k+1/2)*pi for 1 <= |x| < 100 (cos(pi/2) = -0.0, NumPy 6.1e-17)", "decompositions: elementary/trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
     Quirk("Cos", "float64", "inaccurate", BOTH,
           "absolute accuracy near its zeros for 1 <= |x| < 100: up to ~2e5 ulp off within ~0.1 of (k+1/2)*pi "
-          "(absolute error up to 6.7e-16); within 3 ulp elsewhere", "lowering: trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
+          "(absolute error up to 6.7e-16); within 3 ulp elsewhere", "decompositions: elementary/trigonometric.py reduces the argument to [-pi/2, pi/2] first (Cody-Waite)"),
     Quirk("Softmax", "float32", "underflow", BOTH,
           "entries below the smallest normal float32 (1.18e-38: exp(x - max(x)) for x - max(x) < -87.3) are 0, "
           "NumPy keeps the subnormal value", LIMITS,

@@ -1,5 +1,5 @@
 """Constants of ptonnx's special-function lowerings that are computed, not published:
-recomputed here with mpmath at 200 bits. `tests/lowering/test_special_constants.py`
+recomputed here with mpmath at 200 bits. `tests/decompositions/test_special_constants.py`
 checks the values in ptonnx/decompositions/special/ against this; `python -m references.special_constants`
 prints them.
 """

@@ -111,7 +111,8 @@ log1p = _unary("Log1p", "log(1 + x), accurate near 0 (the IR op: Kahan's formula
 expm1 = _unary("Expm1", "exp(x) - 1, accurate near 0 (the IR op)")
 sin = _unary("Sin", "sine, with the argument reduced exactly (the IR op)")
 cos = _unary("Cos", "cosine, with the argument reduced exactly (the IR op)")
-sin_reduced = _unary("SinReduced", "sine of |x| <= pi/2 (no argument reduction)")
+sin_kernel = _unary("SinKernel", "onnxruntime's Sin as it computes: accurate for |x| <= 1.5715 (no reduction of ours)")
+cos_kernel = _unary("CosKernel", "onnxruntime's Cos as it computes (no reduction of ours)")
 
 
 def fmod(x: Ex, divisor) -> Ex:

@@ -38,19 +38,6 @@ class Decomposition:
     #: itself; the result is cast to the output's dtype
     as_given: bool = False
 
-    def compute_dtype(self, dtype: str) -> str | None:
-        """The dtype a node of `dtype` is decomposed in (float64, or any float for `any_float`,
-        where the one table of compute dtypes, `ptonnx/onnxruntime_dtypes.py`, puts it), or None to
-        leave it to lowering."""
-        from ptonnx.onnxruntime_dtypes import rule
-
-        if self.own_dtype or self.as_given:
-            return dtype
-        compute = rule(self.op, dtype).compute or dtype
-        if self.any_float:
-            return compute if compute.startswith("float") else None
-        return COMPUTE if compute == COMPUTE else None
-
 
 #: IR op -> its decomposition
 DECOMPOSITIONS: dict[str, Decomposition] = {}

@@ -12,7 +12,6 @@ from ptonnx.ir.registry import (
     infer_types,
     register,
     target_dtypes,
-    unification_problems,
 )
 from ptonnx.ir.builder import Builder
 from ptonnx.ir.interpret import interpret
@@ -23,5 +22,5 @@ __all__ = [
     "GRAPH_OUTPUT", "Builder", "Graph", "Node", "OpSchema", "TensorType", "Value",
     "all_schemas", "evaluate", "format_node", "interpret", "format_value", "get_schema", "infer_types",
     "print_graph", "promote", "register", "target_dtypes", "to_networkx",
-    "unification_problems", "verify",
+    "verify",
 ]

@@ -1,4 +1,4 @@
-"""`Builder`: create typed nodes at an insertion point (end, before or after a node)."""
+"""`Builder`: create typed nodes at an insertion point (the end, or in front of a node)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,13 @@ from ptonnx.ir.registry import get_schema, has_op, infer_types
 class Builder:
     """Adds nodes whose output types come from the op's type rule.
 
-    `Builder(g)` appends; `Builder(g, before=n)` inserts in front of `n`;
-    `Builder(g, after=n)` inserts after `n`, each new node after the last.
+    `Builder(g)` appends; `Builder(g, before=n)` inserts in front of `n`, each new node
+    after the previous one.
     """
 
-    def __init__(self, graph: Graph, *, before: Node | None = None, after: Node | None = None, source=None):
+    def __init__(self, graph: Graph, *, before: Node | None = None, source=None):
         self.graph = graph
         self._before = before
-        self._after = after
         #: given to every node built (the PyTensor variable being lifted, the node being rewritten)
         self.source = source if source is not None else getattr(before, "source", None)
 
@@ -42,9 +41,6 @@ class Builder:
         node = Node(op, inputs, outputs, attrs, source=self.source)
         if self._before is not None:
             self.graph.insert_before(self._before, node)
-        elif self._after is not None:
-            self.graph.insert_after(self._after, node)
-            self._after = node
         else:
             self.graph.append(node)
         return node

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ptonnx.errors import IRError
+from ptonnx.ir.printer import print_graph
 from ptonnx.ir.types import TensorType
 
 
@@ -240,10 +241,6 @@ class Graph:
         self._check_member(anchor)
         return self._link(node, anchor._prev, anchor)
 
-    def insert_after(self, anchor: Node, node: Node) -> Node:
-        self._check_member(anchor)
-        return self._link(node, anchor, anchor._next)
-
     def _link(self, node: Node, prev: Node | None, nxt: Node | None) -> Node:
         if node.graph is not None:
             raise IRError(f"{node!r} is already in a graph")
@@ -352,8 +349,6 @@ class Graph:
             raise IRError(f"{node!r} is not in graph {self.name!r}")
 
     def __str__(self) -> str:
-        from ptonnx.ir.printer import print_graph
-
         return print_graph(self)
 
 

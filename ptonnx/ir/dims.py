@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ptonnx.ir.schema import get_schema
 from ptonnx.ir.types import INT_DTYPES, Dim
 
 INT64 = np.iinfo(np.int64)
@@ -37,7 +38,6 @@ def contents(value, depth: int = 0):
     node = value.producer
     if node is None or ndim > 1 or depth >= MAX_DEPTH or value.dtype not in INT_DTYPES:
         return unknown
-    from ptonnx.ir.registry import get_schema  # the registry reads this module's `contents`
 
     rule = get_schema(node.op).contents
     if rule is None:

@@ -6,10 +6,9 @@ unreadable and hard to check against their references. A `Formula` wraps one
 value of a float dtype with Python's operators, so `1 - x * x` builds a Mul
 and a Sub, and Python numbers become constants of the value's dtype.
 
-`Formula` is the operator layer only; a subclass says what building one op
-means: `ptonnx.decompositions.expr.Ex` builds IR nodes (the decompositions),
-`ptonnx.lowering.expr.Ex` ONNX nodes (the few lowerings not yet moved).
-The op names are the IR's, which are ONNX's for these ops.
+`Formula` is the operator layer only; its subclass says what building one op
+means: `ptonnx.decompositions.expr.Ex` builds IR nodes (every numerical formula is a
+decomposition). The op names are the IR's, which are ONNX's for these ops.
 
 Comparisons give bool values; `&`, `|` combine them. `==` is not overloaded
 (a formula stays hashable): use `.eq()`/`.ne()`.

@@ -13,13 +13,16 @@ if TYPE_CHECKING:
 def format_value(v: Value) -> str:
     if v.const is not None:
         arr = v.const
-        body = np.array2string(arr, threshold=6, separator=",").replace("\n", "") if arr.size <= 6 else f"<{arr.size} elems>"
+        # floatmode="unique": the digits that tell the number apart, so the text reads back exactly
+        # (ptonnx.ir.parser); no spaces (NumPy's alignment padding), so it is one way to write by hand
+        body = ("".join(np.array2string(arr, threshold=6, separator=",", floatmode="unique").split())
+                if arr.size <= 6 else f"<{arr.size} elems>")
         return f"const({body}: {v.type})"
     return f"%{v.name}" if v.name else f"%{v.uid}"
 
 
 def _format_attr(value) -> str:
-    if hasattr(value, "inputs") and hasattr(value, "outputs"):  # a body graph: printed after its node
+    if _is_graph(value):  # a body graph: printed after its node
         return f"<graph {value.name}>"
     return repr(value) if isinstance(value, str) else str(value)
 
@@ -47,14 +50,21 @@ def describe_source(node: Node) -> str:
     return text
 
 
+def _is_graph(value) -> bool:
+    """A body graph (what has inputs and outputs): `ptonnx.ir.core` imports this module."""
+    return hasattr(value, "inputs") and hasattr(value, "outputs")
+
+
+def _bodies(node: Node) -> list[Graph]:
+    return [v for v in node.attrs.values() if _is_graph(v)]
+
+
 def print_graph(graph: Graph) -> str:
     sig = ", ".join(f"{format_value(v)}: {v.type}" for v in graph.inputs)
     lines = [f"graph {graph.name}({sig}) {{"]
     for n in graph:
         lines.append(f"  {format_node(n)}")
-        from ptonnx.ir.core import bodies
-
-        lines += ["    " + line for body in bodies(n) for line in print_graph(body).splitlines()]
+        lines += ["    " + line for body in _bodies(n) for line in print_graph(body).splitlines()]
     lines.append("  return " + ", ".join(format_value(v) for v in graph.outputs))
     lines.append("}")
     return "\n".join(lines)

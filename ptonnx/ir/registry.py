@@ -4,8 +4,9 @@ An op's schema names a type variable per input and output (like ONNX's `T`):
 inputs sharing a variable must end up with one dtype. A variable's allowed
 dtypes are the ONNX-valid ones; before `unify_dtypes` runs, the inputs of a
 variable may still differ (`x * 2` is float32 * int8), and the type rule
-promotes them the way PyTensor does. `is_unified(node)` tells whether the
-node is ready to lower.
+promotes them the way PyTensor does (`mixed_inputs`, `disallowed_dtypes`: what
+still keeps a node from lowering). The schemas themselves are kept by
+`ptonnx.ir.schema` (`define` registers each), read here by name.
 """
 
 from __future__ import annotations
@@ -15,38 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ptonnx.errors import IRError
 from ptonnx.ir.dims import contents
-from ptonnx.ir.schema import OpSchema
+from ptonnx.ir.schema import OpSchema, all_schemas, get_schema, has_op, register  # noqa: F401  (the registry's API)
 from ptonnx.ir.types import ALL_DTYPES, TensorType
-
-_REGISTRY: dict[str, OpSchema] = {}
-
-
-def register(schema: OpSchema) -> OpSchema:
-    """Add a schema (use `ptonnx.ir.schema.define`, which checks the declaration first)."""
-    if schema.name in _REGISTRY:
-        raise IRError(f"op {schema.name!r} is registered twice")
-    _REGISTRY[schema.name] = schema
-    return schema
-
-
-def get_schema(op: str) -> OpSchema:
-    try:
-        return _REGISTRY[op]
-    except KeyError:
-        raise IRError(
-            f"unknown IR op {op!r}; registered ops: {', '.join(sorted(_REGISTRY))}"
-        ) from None
-
-
-def has_op(op: str) -> bool:
-    return op in _REGISTRY
-
-
-def all_schemas() -> dict[str, OpSchema]:
-    return dict(_REGISTRY)
-
 
 def infer_types(op: str, inputs: Sequence, attributes: Mapping[str, Any]) -> list[TensorType]:
     """Output types of `op` applied to `inputs` (IR values, or bare types whose contents
@@ -101,15 +73,6 @@ def disallowed_dtypes(node) -> list[tuple[str, str, frozenset]]:
         for var, dtype in target_dtypes(node).items()
         if dtype not in schema.allowed(var)
     ]
-
-
-def unification_problems(node) -> list[str]:
-    """Why `node` cannot be lowered as is: mixed or disallowed input/output dtypes."""
-    schema = get_schema(node.op)
-    var_of = schema.vars_of_inputs(len(node.inputs))
-    problems = [f"input {i} is {dtype}, but {var_of[i]} is {target}" for i, dtype, target in mixed_inputs(node)]
-    problems += [f"{var}={dtype} is not one of {sorted(allowed)}" for var, dtype, allowed in disallowed_dtypes(node)]
-    return problems
 
 
 def evaluate(node_op: str, arrays: Sequence[np.ndarray], attributes: Mapping[str, Any]) -> tuple[np.ndarray, ...]:

@@ -51,10 +51,28 @@ TRAITS = {
     "batchable": "given its first input with one more leading axis (its other inputs as they are) and its `axis` or "
                  "`axes` attribute one higher, it computes the same for each index of that axis: read by "
                  "passes/vectorise_loops.py",
-    "layout": "moves or reinterprets data without arithmetic: legalise never widens it (onnxruntime_dtypes.node_rules)",
-    "no_fold": "constant folding leaves it alone (too costly in NumPy)",
-    "nan_in_nan_out": "a NaN operand gives a NaN (float) result: read by ir/nan_flow.py and ir/ranges.py",
-    "nan_compares_false": "a comparison that is false when an operand is NaN: read by ir/nan_flow.py",
+    "layout": "moves or reinterprets data without arithmetic: read by onnxruntime_dtypes.node_rules (legalise never widens it)",
+    "no_fold": "constant folding leaves it alone (too costly in NumPy): read by passes/constant_folding.py, passes/decompose.py and lifting/context.py",
+    "nan_in_nan_out": "a NaN operand gives a NaN (float) result, in the IR's semantics and so on every target: "
+                      "read by ir/nan_flow.py and ir/ranges.py",
+    "nan_compares_false": "a comparison that is false when an operand is NaN: read by ir/nan_flow.py, ir/ranges.py and "
+                          "passes/range_facts.py",
+    "nan_compares_true": "a bool result that is true when an operand is NaN (IsNaN, NotEqual): read by ir/nan_flow.py "
+                         "and ir/ranges.py",
+    "selects": "its first (bool) operand picks, element by element, which of the others is its result (Where, "
+               "Select): read by ir/nan_flow.py",
+    "copies": "each element of its result is a copy of an element of its inputs, picked by its attributes, shapes "
+              "and indices alone (no arithmetic): read by ir/ranges.py (bounds kept, places not) and "
+              "lifting/idioms.py (the same copying of one input commutes with an elementwise op)",
+    "mixes": "each element of its result reads a whole slice of its input (a NaN anywhere in the slice may reach "
+             "every element of it): read by ir/ranges.py",
+    "shape_only": "its result depends on its input's shape alone, never on its elements: read by ir/ranges.py",
+    "commutative": "its two operands may be swapped, the result the same to the bit: read by passes/cse.py",
+    "idempotent": "x op x is x, NaN and the sign of zero included: read by passes/cse.py",
+    "reduces_axes": "a reduction over the axes its `axes` attribute names (`keepdims` keeps them as 1s): read by "
+                    "passes/layout.py (a reduction of a transpose reduces the permuted axes)",
+    "effect": "may raise at run time: it runs only where the program reaches it (never hoisted out of a loop or "
+              "speculated): read by passes/hoist_loop_invariants.py",
     "never_negative_zero": "its float result is never -0.0: read by lowering/elementwise.py (Where keeps zero signs)",
     "wraps": "on integers, the result modulo 2**bits depends only on the operands modulo 2**bits: "
              "read by onnxruntime_dtypes.py (computed in a wider integer dtype where ONNX lacks the dtype)",
@@ -122,6 +140,13 @@ class OpSchema:
     #: contents(node, known contents of its inputs) -> known contents of its output: how a
     #: shape computed in the graph stays known (read by `ptonnx.ir.dims.contents`)
     contents: Callable | None = None
+    #: ranges(node, facts of its inputs) -> the Fact of its output: bounds and NaN-ness of its
+    #: elements (`ptonnx.ir.range_rules`, read by `ptonnx.ir.ranges.analyse`); None: not modelled
+    ranges: Callable | None = None
+    #: per input, what its zero sign does to the result: "blind" (-0.0 and +0.0 there give one
+    #: result), "passes" (the results differ at most in their own zero sign), "" (it may tell them
+    #: apart; inputs past the tuple too); read by `lowering/elementwise.zero_sign_unread`
+    zero_sign: tuple[str, ...] = ()
     #: a short family name: docs, test strategies and the op table (docs/supported.md) group by it
     family: str
     doc: str
@@ -189,10 +214,10 @@ def define(
     reads: Sequence[str] = (),
     traits: Sequence[str] = (),
     contents: Callable | None = None,
+    ranges: Callable | None = None,
+    zero_sign: Sequence[str] = (),
 ) -> OpSchema:
     """Declare and register an IR op (the only way ops come to exist)."""
-    from ptonnx.ir.registry import register
-
     in_ports = tuple(Port.parse(s) for s in inputs)
     out_ports = tuple(Port.parse(s) for s in outputs)
     attributes = dict(attributes or {})
@@ -211,6 +236,8 @@ def define(
     for r in reads:
         if r not in names or r in attributes:
             raise IRError(f"{name}: reads {r!r}, which must be an input name and not an attribute")
+    if not set(zero_sign) <= {"blind", "passes", ""} or len(zero_sign) > len(in_ports):
+        raise IRError(f"{name}: zero_sign names one of 'blind', 'passes', '' per input, got {zero_sign!r}")
     unknown = set(traits) - set(TRAITS)
     if unknown:
         raise IRError(f"{name}: unknown trait(s) {sorted(unknown)}; traits are {sorted(TRAITS)}")
@@ -226,7 +253,37 @@ def define(
             reads=tuple(reads),
             traits=frozenset(traits),
             contents=contents,
+            ranges=ranges,
+            zero_sign=tuple(zero_sign),
             family=family,
             doc=doc,
         )
     )
+
+
+_REGISTRY: dict[str, OpSchema] = {}
+
+
+def register(schema: OpSchema) -> OpSchema:
+    """Add a schema (use `ptonnx.ir.schema.define`, which checks the declaration first)."""
+    if schema.name in _REGISTRY:
+        raise IRError(f"op {schema.name!r} is registered twice")
+    _REGISTRY[schema.name] = schema
+    return schema
+
+
+def get_schema(op: str) -> OpSchema:
+    try:
+        return _REGISTRY[op]
+    except KeyError:
+        raise IRError(
+            f"unknown IR op {op!r}; registered ops: {', '.join(sorted(_REGISTRY))}"
+        ) from None
+
+
+def has_op(op: str) -> bool:
+    return op in _REGISTRY
+
+
+def all_schemas() -> dict[str, OpSchema]:
+    return dict(_REGISTRY)

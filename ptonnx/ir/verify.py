@@ -5,14 +5,15 @@ from __future__ import annotations
 from ptonnx.errors import IRError, TypeRuleError, VerificationError
 from ptonnx.ir.core import GRAPH_OUTPUT, Graph, bodies
 from ptonnx.ir.printer import format_node
-from ptonnx.ir.registry import get_schema, infer_types, unification_problems
+from ptonnx.ir.registry import get_schema, infer_types
 
 
-def verify(graph: Graph, *, unified: bool = False) -> None:
+def verify(graph: Graph) -> None:
     """Raise `VerificationError` on the first broken invariant.
 
-    With `unified=True` also require every node to be ready to lower: inputs
-    sharing a type variable have one dtype, and that dtype is allowed.
+    Only the IR's own invariants: a lifted graph mixes dtypes and is valid. Whether dtypes are
+    unified, and what else a stage needs of the IR, are stage contracts (`ptonnx.contracts`,
+    checked by `ptonnx.stages`).
     """
     defined = set(graph.inputs)
     if len(defined) != len(graph.inputs):
@@ -45,7 +46,7 @@ def verify(graph: Graph, *, unified: bool = False) -> None:
             defined.add(out)
         for body in bodies(node):
             try:
-                verify(body, unified=unified)
+                verify(body)
             except VerificationError as exc:
                 raise VerificationError(f"{line}\n  in its body {body.name!r}: {exc}") from None
         try:
@@ -60,10 +61,6 @@ def verify(graph: Graph, *, unified: bool = False) -> None:
                 f"{line}\n  output types {[str(t) for t in actual]} disagree with the type rule "
                 f"{[str(t) for t in expected]}"
             )
-        if unified:
-            problems = unification_problems(node)
-            if problems:
-                raise VerificationError(f"{line}\n  dtypes not unified: {'; '.join(problems)}")
     if count != len(graph):
         raise VerificationError(f"node count {len(graph)} disagrees with the {count} nodes linked")
     for i, v in enumerate(graph.outputs):

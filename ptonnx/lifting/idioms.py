@@ -10,7 +10,7 @@ the graph computes, as lifting PyTensor 2's Iv does.
 
 from __future__ import annotations
 
-from ptonnx.ir import Builder, Graph, Node, Value
+from ptonnx.ir import Builder, Graph, Node, Value, get_schema
 from ptonnx.ir.rewrite import Replacement, apply_rewrites, node_rewriter
 
 
@@ -28,16 +28,19 @@ def _through_checks(value: Value) -> tuple[Value, list[Node]]:
     return value, checks
 
 
-#: ops that only move or repeat elements: exp(|x|) may reach the product through them (a DimShuffle
-#: broadcasting it against the orders) when Ive's x went through the same ones
-_LAYOUT = frozenset({"Unsqueeze", "Squeeze", "Transpose", "Reshape", "Expand"})
+def _moves(node: Node) -> bool:
+    """`node` only moves or repeats the elements of its one data input (the `copies` trait, a
+    first input that is not variadic, one output: not Concat nor Split): exp(|x|) may reach the product through such
+    ops (a DimShuffle broadcasting it against the orders) when Ive's x went through the same ones."""
+    schema = get_schema(node.op)
+    return schema.has("copies") and not schema.inputs[0].variadic and len(node.outputs) == 1
 
 
 def _strip(value: Value, dtype: str) -> tuple[Value, list[Node], list[Node]]:
     """(`value` before layout ops and Casts to `dtype` (an integer x converted as PyTensor does),
     the layout ops outermost first, every node passed)."""
     layout, passed = [], []
-    while (node := value.producer) is not None and (node.op in _LAYOUT or node.op == "Cast" and node.outputs[0].dtype == dtype):
+    while (node := value.producer) is not None and (_moves(node) or node.op == "Cast" and node.outputs[0].dtype == dtype):
         passed.append(node)
         if node.op != "Cast":
             layout.append(node)

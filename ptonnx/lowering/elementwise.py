@@ -84,15 +84,13 @@ def may_be_negative_zero(value, depth: int = _DEPTH) -> bool:
     return not (node.op == "Cast" and node.inputs[0].dtype not in FLOAT_DTYPES)
 
 
-#: readers that cannot tell -0.0 from +0.0 (by input position; None: every input)
-_SIGN_BLIND = {"ReduceSum": None, "Less": None, "Greater": None, "LessOrEqual": None, "GreaterOrEqual": None,
-               "Equal": None, "Abs": None, "Exp": None, "Select": (1,)}
-#: readers whose result differs for -0.0 and +0.0 in this input at most in its own zero sign (or not at all)
-_SIGN_PASSING = {"Mul": None, "Neg": None, "Div": (0,), "Where": (1, 2), "Select": (2,)}
-
-
-def _reads(table: dict, op: str, index: int) -> bool:
-    return op in table and (table[op] is None or index in table[op])
+def _zero_sign(user, index: int) -> str:
+    """What input `index` of `user` does with a zero's sign (its declaration's `zero_sign`): a
+    layout op, or a reduction over no axes (the input itself), passes it on."""
+    schema = get_schema(user.op)
+    if schema.has("layout") or (schema.has("reduces_axes") and not user.attrs["axes"]):
+        return "passes"
+    return schema.zero_sign[index] if index < len(schema.zero_sign) else ""
 
 
 def zero_sign_unread(value, depth: int = _DEPTH, budget: list | None = None) -> bool:
@@ -111,13 +109,12 @@ def zero_sign_unread(value, depth: int = _DEPTH, budget: list | None = None) -> 
         budget[0] -= 1
         if budget[0] < 0:
             return False
-        op = user.op
-        if _reads(_SIGN_BLIND, op, index) and (op != "ReduceSum" or user.attrs["axes"]):
+        op, sign = user.op, _zero_sign(user, index)
+        if sign == "blind":
             continue
         if op in ("Add", "Sub") and (op == "Add" or index == 1) and not may_be_negative_zero(user.inputs[1 - index]):
             continue
-        passes = _reads(_SIGN_PASSING, op, index) or get_schema(op).has("layout") or op == "ReduceSum"
-        if not (passes and all(zero_sign_unread(out, depth - 1, budget) for out in user.outputs)):
+        if not (sign == "passes" and all(zero_sign_unread(out, depth - 1, budget) for out in user.outputs)):
             return False
     return True
 
@@ -303,7 +300,8 @@ def emit_select(ctx, node, inputs):
 #: IR ops that are one ONNX op of another name or with attributes: onnxruntime's kernel as it is
 KERNELS = {
     "FMod": ("Mod", {"fmod": 1}),
-    "SinReduced": ("Sin", {}),
+    "SinKernel": ("Sin", {}),
+    "CosKernel": ("Cos", {}),
     "Erf": ("Erf", {}),  # float64 Erf is decomposed (onnxruntime has no float64 kernel)
 }
 

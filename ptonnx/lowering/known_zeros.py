@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-KEPT = ("Check", "Loop", "If")
+from ptonnx.ir import get_schema
+from ptonnx.ir.core import bodies
+
 
 
 def known_zeros(ctx, node, inputs) -> list[str] | None:
     """The output names of `node` as zeros known without running it, or None."""
-    if node.op in KEPT:
+    if get_schema(node.op).has("effect") or bodies(node):  # it runs: a check may fail, a body may hold one
         return None
     static = all(all(isinstance(d, int) for d in v.shape) for v in node.outputs)
     empty = static and all(0 in v.shape for v in node.outputs)

@@ -21,14 +21,11 @@ import numpy as np
 
 from ptonnx.ir import Graph, Value
 from ptonnx.ir.core import Node
+from ptonnx.ir.registry import get_schema
 from ptonnx.passes.base import PassResult
 
 #: constants up to this size compare by content
 SMALL = 256
-#: f(x, x) = x, NaN and the sign of zero included
-IDEMPOTENT = frozenset({"And", "Or", "Max", "Min"})
-#: f(a, b) = f(b, a) to the bit: `1 + x` and `x + 1` merge
-COMMUTATIVE = frozenset({"Add", "Mul", "And", "Or", "Xor", "Equal"})
 
 
 def _value_key(value: Value):
@@ -58,7 +55,7 @@ def _key(node: Node):
     try:
         attrs_key = tuple(sorted((k, _attr_key(v)) for k, v in node.attrs.items()))
         inputs = tuple(_value_key(v) for v in node.inputs)
-        if node.op in COMMUTATIVE:
+        if get_schema(node.op).has("commutative"):  # `1 + x` and `x + 1` merge
             inputs = tuple(sorted(inputs, key=repr))
         key = (node.op, inputs, tuple(v.type for v in node.outputs), attrs_key)
         hash(key)
@@ -80,7 +77,7 @@ class CommonSubexpressionElimination:
             if self.only is not None and node.op not in self.only:
                 continue
             out = node.outputs[0]
-            if node.op in IDEMPOTENT and len(set(map(id, node.inputs))) == 1 and node.inputs[0].type == out.type:
+            if get_schema(node.op).has("idempotent") and len(set(map(id, node.inputs))) == 1 and node.inputs[0].type == out.type:
                 graph.replace_all_uses(out, node.inputs[0])
                 graph.remove(node)
                 merged += 1

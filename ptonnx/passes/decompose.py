@@ -1,15 +1,14 @@
 """`decompose`: rewrite every op onnxruntime lacks into IR ops it runs (`ptonnx.decompositions`).
 
-Mandatory, and first after lifting (`ptonnx.compile` runs it before the chosen passes):
-then constant folding, hoisting and dead-code elimination see inside the special
-functions, and a folded constant is the number the model computes at run time.
+Not a pass: the decompose stage (`ptonnx.stages`) runs it, after lifting and before the
+chosen passes; then constant folding, hoisting and dead-code elimination see inside the
+special functions, and a folded constant is the number the model computes at run time.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-import attrs
 import numpy as np
 
 from ptonnx.decompositions import DECOMPOSITIONS
@@ -18,8 +17,8 @@ from ptonnx.ir import Builder, Graph, Node, Value, evaluate, get_schema
 from ptonnx.ir.core import bodies, nested_graphs
 from ptonnx.ir.ops.random import BY_DECOMPOSITION
 from ptonnx.ir.rewrite import Replacement, Rewrite, apply_rewrites
-from ptonnx.passes.base import PassResult
 from ptonnx.passes.dce import DeadCodeElimination
+from ptonnx.onnxruntime_dtypes import decomposed_in
 
 
 def _in_dtype(scope: Scope, value: Value, dtype: str) -> Ex:
@@ -68,7 +67,7 @@ def _small(value: Value) -> bool:
 
 def _decompose(builder: Builder, node: Node, constants: dict):
     found = DECOMPOSITIONS[node.op]
-    compute = found.compute_dtype(node.outputs[0].dtype)
+    compute = decomposed_in(found, node.outputs[0].dtype)
     if compute is None:
         return None
     known = [_constant_of(v, constants) for v in node.inputs]
@@ -140,15 +139,3 @@ def evaluate_decomposed(op: str, arrays, attributes) -> tuple[np.ndarray, ...]:
 
 
 BY_DECOMPOSITION.append(evaluate_decomposed)
-
-
-@attrs.define
-class Decompose:
-    """The pass form of `decompose` (what `ptonnx.compile` runs before the chosen passes)."""
-
-    name: str = "decompose"
-
-    def run(self, graph: Graph) -> PassResult:
-        count = sum(decompose(graph).values())
-        return PassResult(count > 0, count, {"decomposed": count} if count else {})
-

@@ -28,12 +28,8 @@ from ptonnx.ir.dims import contents
 from ptonnx.ir.registry import get_schema, infer_types
 from ptonnx.passes.base import PassResult
 
-#: ops that must run only where the program reaches them
-STAY = frozenset({"Check"})
-
-
 def _hoistable(node: Node, invariant: set[Value]) -> bool:
-    if node.op in STAY or bodies(node):
+    if get_schema(node.op).has("effect") or bodies(node):  # it runs only where the program reaches it
         return False
     return all(v.const is not None or v in invariant for v in node.inputs)
 

@@ -32,7 +32,7 @@ import attrs
 import numpy as np
 
 from ptonnx.ir import Builder, Graph, Node, Value
-from ptonnx.ir.registry import all_schemas, has_op
+from ptonnx.ir.registry import all_schemas
 from ptonnx.passes.base import PassResult
 from ptonnx.passes.rewrite import apply_rewrites, node_rewriter
 
@@ -41,7 +41,10 @@ NARROW = 16
 #: how many times K a known N must be
 TALL = 8
 SWAP = (1, 0)
-REDUCTIONS = ("ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceAll", "ReduceAny")
+
+
+def _ops_with(trait: str) -> tuple[str, ...]:
+    return tuple(name for name, schema in all_schemas().items() if schema.has(trait))
 
 
 def _elementwise_ops() -> tuple[str, ...]:
@@ -186,12 +189,12 @@ class Layout:
     def run(self, graph: Graph) -> PassResult:
         rewrites = [
             node_rewriter(*_elementwise_ops(), name="transposed")(_elementwise),
-            node_rewriter(*(op for op in REDUCTIONS if has_op(op)), name="reduce_transposed")(_reduction),
+            node_rewriter(*_ops_with("reduces_axes"), name="reduce_transposed")(_reduction),
             node_rewriter("Transpose", name="transpose_of_transpose")(_double),
             node_rewriter("Transpose", name="stacked_columns")(_stacked_columns),
             node_rewriter("Expand", name="expand_transposed")(_expand),
             node_rewriter(*_elementwise_ops(), name="column_operands")(_column_operands),
         ]
-        fired = apply_rewrites(graph, rewrites)  # the main graph: loop bodies keep their layout
+        fired = apply_rewrites(graph, rewrites)  # one graph: the manager runs the pass on each body too
         return PassResult(bool(fired), sum(fired.values()), {k: v for k, v in fired.items() if v})
 

@@ -1,10 +1,10 @@
 """`legalise`: every node in a dtype the runtime computes as NumPy does (`ptonnx/onnxruntime_dtypes.py`).
 
-Mandatory, and last before lowering (`ptonnx.compile` runs it after the chosen passes):
-a node the table widens is rebuilt in its compute dtype, with a Cast on each operand
-that changes (a constant converted now) and a Cast back on each result, so every Cast is
-in `cm.ir` and emitters see only dtypes onnxruntime runs. A row that refuses is left
-alone for `check_lowerable` to refuse, unless the user opted in to its narrowing
+Not a pass: the legalise stage (`ptonnx.stages`) runs it, after the chosen passes and
+before lowering: a node the table widens is rebuilt in its compute dtype, with a Cast on
+each operand that changes (a constant converted now) and a Cast back on each result, so
+every Cast is in `cm.ir` and emitters see only dtypes onnxruntime runs. A row that refuses
+is left alone for `check_lowerable` to refuse, unless the user opted in to its narrowing
 (`float64_via_float32=True`: Conv and the pools in float32).
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import attrs
 import numpy as np
 
 from ptonnx.errors import PassError
@@ -20,7 +19,6 @@ from ptonnx.ir import Builder, Graph, Node, Value, format_node, get_schema
 from ptonnx.ir.core import nested_graphs
 from ptonnx.ir.rewrite import Replacement, Rewrite, apply_rewrites
 from ptonnx.onnxruntime_dtypes import node_rules
-from ptonnx.passes.base import PassResult
 from ptonnx.passes.cse import CommonSubexpressionElimination
 
 
@@ -73,16 +71,3 @@ def legalise(graph: Graph, *, float64_via_float32: bool = False) -> Counter:
         apply_rewrites(g, [Rewrite("legalise", None, rewrite)])
         CommonSubexpressionElimination(only=frozenset({"Cast"})).run(g)  # one Cast per value and dtype
     return counts
-
-
-@attrs.define
-class Legalise:
-    """The pass form of `legalise` (what `ptonnx.compile` runs after the chosen passes)."""
-
-    float64_via_float32: bool = False
-    name: str = "legalise"
-
-    def run(self, graph: Graph) -> PassResult:
-        counts = legalise(graph, float64_via_float32=self.float64_via_float32)
-        total = sum(counts.values())
-        return PassResult(total > 0, total, dict(counts))

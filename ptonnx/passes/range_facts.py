@@ -22,7 +22,7 @@ import math
 import attrs
 
 from ptonnx.ir import Builder, Graph, Value
-from ptonnx.ir.ranges import RULES, Fact, Facts, analyse
+from ptonnx.ir.ranges import Fact, Facts, analyse
 from ptonnx.ir.registry import get_schema
 from ptonnx.ir.types import FLOAT_DTYPES
 from ptonnx.passes.base import PassResult
@@ -48,7 +48,8 @@ def _compared(value: Value, facts: Facts) -> Value | None:
         first, second = (_compared(v, facts) for v in node.inputs)
         return first if first is not None and first is second else None
     xs = [v for v in node.inputs if v.const is None]
-    rule = RULES.get(node.op) if get_schema(node.op).has("nan_compares_false") else None
+    schema = get_schema(node.op)
+    rule = schema.ranges if schema.has("nan_compares_false") else None
     if rule is None or len(xs) != 1 or xs[0].dtype not in FLOAT_DTYPES or xs[0].shape != value.shape:
         return None
     x = facts[xs[0]]

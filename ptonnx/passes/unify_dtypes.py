@@ -68,7 +68,10 @@ def _convert_constant(node: Node, index: int, v: Value, dtype: str, truthiness: 
         converted = v.const.astype(dtype)
         back = converted.astype(v.dtype)
     widening = promote(v.dtype, dtype) == dtype
-    exact = np.array_equal(back, v.const, equal_nan=v.const.dtype.kind == "f")
+    # a round trip misses a wrap between signed and unsigned of one width (uint64 2**64 - 1 is
+    # int64 -1 and back): the sign must survive too
+    exact = np.array_equal(back, v.const, equal_nan=v.const.dtype.kind == "f") and (
+        "bool" in (dtype, v.dtype) or np.array_equal(converted < 0, v.const < 0))
     if not (widening or exact or truthiness):
         raise DtypeError(
             f"{format_node(node)}\n  input {index} is the constant {v.const!r} ({v.dtype}), which does "

@@ -14,6 +14,7 @@ from pytensor.scalar.loop import ScalarLoop
 from pytensor.tensor.elemwise import Elemwise
 
 import ptonnx
+from ptonnx.contracts import UNIFIED
 from ptonnx.errors import VerificationError
 from ptonnx.ir import Graph, verify
 from ptonnx.lifting import lift
@@ -133,7 +134,8 @@ def test_the_body_is_verified_printed_and_unified():
     body = loop.attrs["body"]
     steps_ops = [n for n in body if n.op in ("Add", "Greater")]
     assert steps_ops and all({v.dtype for v in n.inputs} in ({"float64"}, {"int64"}) for n in steps_ops), body  # int8 constants unified
-    verify(cm.ir, unified=True)
+    verify(cm.ir)
+    assert not list(UNIFIED.faults(cm.ir))  # the body too
     broken = Graph("broken")
     broken.add_input(body.inputs[0].type)
     broken.set_outputs([])

@@ -43,7 +43,7 @@ FAMILY_TESTS = {
     "random": [("tests/random/test_distributions.py", "REACHED_BY"), ("tests/random/test_generator.py", "REACHED_BY"),
                ("tests/random/test_rejection.py", "REACHED_BY"), ("tests/random/test_multivariate.py", "REACHED_BY"),
                ("tests/random/test_discrete_loops.py", "REACHED_BY")],
-    "bits": [("tests/lowering/test_random.py", "COVERS")],
+    "bits": [("tests/decompositions/test_random.py", "COVERS")],
 }
 
 
@@ -62,9 +62,11 @@ def _property_cases(family: str) -> set[str]:
 
 
 #: the ops with a hand-built lowering case: the union of the COVERS of tests/lowering/test_*.py
+#: and tests/decompositions/test_*.py (an op decomposed before lowering)
 LOWERING_CASES = frozenset().union(*(
-    getattr(_module(f"tests/lowering/{path.name}"), "COVERS", frozenset())
-    for path in sorted((ROOT / "tests" / "lowering").glob("test_*.py"))
+    getattr(_module(f"tests/{folder}/{path.name}"), "COVERS", frozenset())
+    for folder in ("lowering", "decompositions")
+    for path in sorted((ROOT / "tests" / folder).glob("test_*.py"))
 ))
 
 
@@ -78,7 +80,7 @@ def test_every_op_is_complete(name):
     assert schema.family in FAMILY_TESTS, f"family {schema.family!r} of {name}: name the test modules that cover it"
     assert name in _property_cases(schema.family), \
         f"{name} has no property test case in {[path for path, _ in FAMILY_TESTS[schema.family]]}"
-    assert name in LOWERING_CASES, f"{name} has no hand-built lowering case (COVERS of a tests/lowering/test_*.py module)"
+    assert name in LOWERING_CASES, f"{name} has no hand-built lowering case (COVERS of a tests/lowering or tests/decompositions module)"
 
 
 def test_registering_twice_or_without_constraints_fails():

@@ -51,7 +51,7 @@ def test_eigh_lifts_to_one_node_and_reads_one_triangle():
 
 def test_eigvalsh_and_the_generalised_problem():
     """(A b that is not positive definite raises LinAlgError from the Eigh/Eigvalsh node itself, not
-    from a Check lifting adds: tests/linalg/test_eigh.py and tests/lowering/test_linalg_eigen.py.)"""
+    from a Check lifting adds: tests/linalg/test_eigh.py and tests/decompositions/test_linalg_eigen.py.)"""
     a, b = pt.dmatrix("a"), pt.dmatrix("b")
     for lower in (True, False):
         e = eigvalsh(a, lower=lower)

@@ -372,7 +372,7 @@ def test_lu_forms_sizes_and_singular_matrices(form):
 def test_lu_rank_deficient_and_ill_conditioned():
     """Pivots that are rounding errors (rank 3 of 8) or tiny (condition ~1e12): the factors are
     held to what getrf promises, |L| <= 1 and P L U = a to c n eps, not to LAPACK's rounding."""
-    from tests.lowering.test_linalg import assert_lu_factors
+    from tests.decompositions.test_linalg import assert_lu_factors
 
     x = pt.dmatrix("x")
     cm = ptonnx.compile_function([x], list(pt.linalg.lu(x, p_indices=True)))

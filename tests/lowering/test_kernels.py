@@ -1,4 +1,4 @@
-"""The ops only decompositions build (family "kernel": `Select`, `FMod`, `SinReduced`):
+"""The ops only decompositions build (family "kernel": `Select`, `FMod`, `SinKernel`, `CosKernel`):
 hand-built IR, lowered and run at both onnxruntime levels, bit for bit against the
 op's semantics (`interpret`) on hard values: ±0, subnormals, ±inf, NaN, range ends."""
 
@@ -10,6 +10,7 @@ import onnxruntime as ort
 import pytest
 
 from ptonnx import stages
+from ptonnx.decompositions.elementary.trigonometric import REDUCED_REACH
 from ptonnx.ir import Builder, Graph, TensorType, interpret
 from ptonnx.ir.registry import all_schemas
 from tests.conftest import ORT_LEVELS, session_options
@@ -17,7 +18,7 @@ from tests.conftest import ORT_LEVELS, session_options
 pytestmark = pytest.mark.one_environment  # ptonnx's formulas and onnxruntime, not the PyTensor line
 
 #: the kernel ops each with its hand-built cases below (read by tests/ir/test_registry.py)
-COVERS = frozenset({"Select", "FMod", "SinReduced"})
+COVERS = frozenset({"Select", "FMod", "SinKernel", "CosKernel"})
 
 HARD = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.0, -1.0, 0.5, -2.5, 3.0, 7.0, -7.5,
                  1.5707963267948966, -1.5707963267948966, 1e-300, 1.7976931348623157e308, -1.7976931348623157e308,
@@ -82,16 +83,35 @@ def test_fmod_has_the_dividends_sign(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_sin_reduced_on_its_range(dtype):
-    """±0, subnormals and NaN bit for bit; on |a| <= pi/2 within 3 ulp of NumPy's (which is
-    correctly rounded there): onnxruntime 1.32's float64 Sin is up to 3 ulp off (-0.50476,
-    0.060696, checked against mpmath), its float32 Sin within 1."""
+def test_sin_kernel_on_a_reduced_range(dtype):
+    """±0, subnormals and NaN bit for bit; on |a| <= pi/2 + 7e-4 (where the Sin decomposition gives
+    it its argument, `REDUCED_REACH`) within 3 ulp of NumPy's (which is correctly rounded there):
+    onnxruntime 1.32's float64 Sin is up to 3 ulp off (-0.50476, 0.060696, checked against mpmath),
+    its float32 Sin within 1."""
     exact = np.array([0.0, -0.0, 5e-324, -5e-324, np.nan, np.inf], dtype)
-    _check("SinReduced", [exact])
-    g, model = _model("SinReduced", [dtype])
-    grid = np.linspace(-np.pi / 2, np.pi / 2, 10001).astype(dtype)
+    _check("SinKernel", [exact])
+    g, model = _model("SinKernel", [dtype])
+    grid = np.linspace(-REDUCED_REACH, REDUCED_REACH, 10001).astype(dtype)
     (expected,) = interpret(g, grid)
     for level in ORT_LEVELS:
         session = ort.InferenceSession(model.SerializeToString(), session_options(level), providers=["CPUExecutionProvider"])
         (got,) = session.run(None, {"x0": grid})
         np.testing.assert_array_max_ulp(got, expected, maxulp=3)
+
+
+@pytest.mark.parametrize("op", ["SinKernel", "CosKernel"])
+def test_sin_and_cos_kernels_reduce_large_arguments_themselves(op):
+    """±0, ±inf, NaN bit for bit; from 2**20 on (where the Sin and Cos decompositions give them x
+    itself) within 4 ulp of NumPy's, or 1 ulp of the argument times 2**-52 near a zero (the
+    absolute floor of the accurate Sin's bound): onnxruntime reduces exactly there."""
+    _check(op, [np.array([0.0, -0.0, np.inf, -np.inf, np.nan])])
+    g, model = _model(op, ["float64"])
+    rng = np.random.default_rng(0)
+    large = np.concatenate([2.0**20 * np.array([1.0, -1.0]), np.exp(rng.uniform(np.log(2.0**20), np.log(1e300), 20000))])
+    large = np.concatenate([large, -large, np.arange(2**20, 2**20 + 4096) * (np.pi / 2)])
+    (expected,) = interpret(g, large)
+    for level in ORT_LEVELS:
+        session = ort.InferenceSession(model.SerializeToString(), session_options(level), providers=["CPUExecutionProvider"])
+        (got,) = session.run(None, {"x0": large})
+        tolerance = 4 * np.spacing(np.abs(expected)) + np.spacing(np.abs(large)) * 2.0**-52
+        assert (np.abs(got - expected) <= tolerance).all(), (op, level, large[np.abs(got - expected) > tolerance][:5])

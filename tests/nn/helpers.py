@@ -35,9 +35,8 @@ def compare(inputs, outputs, arrays, passes=None, tol_dtype: str | None = None, 
     lifted = ptonnx.lift(function_graph(inputs, outputs))
     ir.verify(lifted)
     expected = pytensor.function(inputs, outputs, mode=EVAL)(*arrays)
-    cm = ptonnx.compile_function(inputs, outputs, passes, **options)
+    cm = ptonnx.compile_function(inputs, outputs, passes, verify_each=True, **options)  # checks what each stage ensures
     onnx.checker.check_model(cm.model, full_check=True)
-    ir.verify(cm.ir, unified=True)
     assert_matches(cm, arrays, expected, compare=lambda a, e, context: assert_close(a, e, tol_dtype, context))
     return cm
 

@@ -69,3 +69,75 @@ def test_one_plus_x_written_both_ways_is_computed_once_end_to_end():
     cm = ptonnx.compile_function([x], outs)
     assert cm.report["cse"].rewrites >= 1
     assert [n.op_type for n in cm.model.graph.node].count("Add") <= 1
+
+
+# -- text in, text out (tests/passes/text.py) -------------------------------------------------
+
+from tests.passes.text import assert_rewrites  # noqa: E402
+
+
+def test_text_operands_in_either_order_of_a_commutative_op_merge():
+    assert_rewrites("cse", """
+        graph g(%x: f32[3], %y: f32[3]) {
+          %a: f32[3] = Add(%x, %y)
+          %b: f32[3] = Add(%y, %x)
+          %c: f32[3] = Sub(%x, %y)
+          %d: f32[3] = Sub(%y, %x)
+          %e: f32[3] = Mul(%a, %b)
+          %f: f32[3] = Mul(%c, %d)
+          return %e, %f
+        }
+    """, """
+        graph g(%x: f32[3], %y: f32[3]) {
+          %a: f32[3] = Add(%x, %y)
+          %c: f32[3] = Sub(%x, %y)
+          %d: f32[3] = Sub(%y, %x)
+          %e: f32[3] = Mul(%a, %a)
+          %f: f32[3] = Mul(%c, %d)
+          return %e, %f
+        }
+    """)
+
+
+def test_text_equal_constants_merge_by_content_and_a_merge_lets_its_users_merge():
+    """Two `x * 0.5` merge, then the sums of them; `x + 0.0` and `x + -0.0` differ (at x = -0.0),
+    as do sums kept to another rank."""
+    assert_rewrites("cse", """
+        graph g(%x: f64[4]) {
+          %h1: f64[4] = Mul(%x, const(0.5: f64[]))
+          %h2: f64[4] = Mul(const(0.5: f64[]), %x)
+          %p: f64[4] = Add(%x, const(0.: f64[]))
+          %n: f64[4] = Add(%x, const(-0.: f64[]))
+          %s1: f64[] = ReduceSum(%h1) {axes=(0,), keepdims=False}
+          %s2: f64[] = ReduceSum(%h2) {axes=(0,), keepdims=False}
+          %k: f64[1] = ReduceSum(%h2) {axes=(0,), keepdims=True}
+          return %s1, %s2, %k, %p, %n
+        }
+    """, """
+        graph g(%x: f64[4]) {
+          %h1: f64[4] = Mul(%x, const(0.5: f64[]))
+          %p: f64[4] = Add(%x, const(0.: f64[]))
+          %n: f64[4] = Add(%x, const(-0.: f64[]))
+          %s1: f64[] = ReduceSum(%h1) {axes=(0,), keepdims=False}
+          %k: f64[1] = ReduceSum(%h1) {axes=(0,), keepdims=True}
+          return %s1, %s1, %k, %p, %n
+        }
+    """)
+
+
+def test_text_an_idempotent_op_of_one_value_twice_is_that_value():
+    assert_rewrites("cse", """
+        graph g(%x: f32[3]) {
+          %pos: i1[3] = Greater(%x, const(0.: f32[]))
+          %both: i1[3] = And(%pos, %pos)
+          %m: f32[3] = Max(%x, %x)
+          %y: f32[3] = Where(%both, %m, const(1.: f32[]))
+          return %y
+        }
+    """, """
+        graph g(%x: f32[3]) {
+          %pos: i1[3] = Greater(%x, const(0.: f32[]))
+          %y: f32[3] = Where(%pos, %x, const(1.: f32[]))
+          return %y
+        }
+    """)

@@ -210,3 +210,75 @@ def test_the_decomposed_sigmoid_is_recognised_in_every_dtype(dtype):
     other.set_outputs([b.op("Mul", x, s)])
     fuse(other)
     assert "SiLU" not in other.op_counts()
+
+
+# -- text in, text out (tests/passes/text.py) -------------------------------------------------
+
+from tests.passes.text import assert_rewrites  # noqa: E402
+
+# 1x1 convolutions of one channel into two, BatchNorm statistics whose scale g / sqrt(var + eps)
+# is [0.5, 2]: the folded weights are w * scale = [1, -2], the bias (b - mean) * scale + beta = [0.5, 2.5]
+_W, _B = "const([[[[2.]]],[[[-1.]]]]: f32[2,1,1,1])", "const([1.5,2.]: f32[2])"
+_STATS = "const([1.,2.]: f32[2]), const([0.,0.5]: f32[2]), const([0.5,1.]: f32[2]), const([4.,1.]: f32[2])"
+_ATTRS = "dilations=(1, 1), group=1, pads=(0, 0, 0, 0), strides=(1, 1)"
+_FOLDED = "const([[[[1.]]],[[[-2.]]]]: f32[2,1,1,1]), const([0.5,2.5]: f32[2])"
+
+
+def test_text_batch_norm_folds_into_the_conv_weights():
+    """Folding rounds differently from the two steps: numbers to a tolerance."""
+    assert_rewrites("fuse_conv_bn_silu", f"""
+        graph conv(%x: f32[1,1,2,2]) {{
+          %conv: f32[1,2,2,2] = Conv(%x, {_W}, {_B}) {{{_ATTRS}}}
+          %bn: f32[1,2,2,2] = BatchNorm(%conv, {_STATS}) {{epsilon=0.0}}
+          return %bn
+        }}
+    """, f"""
+        graph conv(%x: f32[1,1,2,2]) {{
+          %bn: f32[1,2,2,2] = FusedConv(%x, {_FOLDED}) {{activation='none', {_ATTRS}}}
+          return %bn
+        }}
+    """, rtol=1e-6)
+
+
+def test_text_conv_batch_norm_and_x_times_its_sigmoid_are_one_fused_conv():
+    """The sigmoid as `decompose` writes it, exp(min(x, 0)) / (1 + exp(-|x|)), is recognised."""
+    assert_rewrites("fuse_conv_bn_silu", f"""
+        graph conv(%x: f32[1,1,2,2]) {{
+          %conv: f32[1,2,2,2] = Conv(%x, {_W}, {_B}) {{{_ATTRS}}}
+          %bn: f32[1,2,2,2] = BatchNorm(%conv, {_STATS}) {{epsilon=0.0}}
+          %low: f32[1,2,2,2] = Min(%bn, const(0.: f32[]))
+          %top: f32[1,2,2,2] = Exp(%low)
+          %abs: f32[1,2,2,2] = Abs(%bn)
+          %neg: f32[1,2,2,2] = Neg(%abs)
+          %e: f32[1,2,2,2] = Exp(%neg)
+          %bottom: f32[1,2,2,2] = Add(%e, const(1.: f32[]))
+          %sig: f32[1,2,2,2] = Div(%top, %bottom)
+          %act: f32[1,2,2,2] = Mul(%bn, %sig)
+          return %act
+        }}
+    """, f"""
+        graph conv(%x: f32[1,1,2,2]) {{
+          %act: f32[1,2,2,2] = FusedConv(%x, {_FOLDED}) {{activation='silu', {_ATTRS}}}
+          return %act
+        }}
+    """, rtol=1e-6)
+
+
+def test_text_a_conv_read_elsewhere_keeps_its_output():
+    """Of two convs into a SiLU, the one whose output is also returned is not fused."""
+    assert_rewrites("fuse_conv_bn_silu", f"""
+        graph conv(%x: f32[1,1,2,2]) {{
+          %c1: f32[1,2,2,2] = Conv(%x, {_W}, {_B}) {{{_ATTRS}}}
+          %a1: f32[1,2,2,2] = SiLU(%c1)
+          %c2: f32[1,2,2,2] = Conv(%x, {_W}, {_B}) {{{_ATTRS}}}
+          %a2: f32[1,2,2,2] = SiLU(%c2)
+          return %a1, %a2, %c2
+        }}
+    """, f"""
+        graph conv(%x: f32[1,1,2,2]) {{
+          %a1: f32[1,2,2,2] = FusedConv(%x, {_W}, {_B}) {{activation='silu', {_ATTRS}}}
+          %c2: f32[1,2,2,2] = Conv(%x, {_W}, {_B}) {{{_ATTRS}}}
+          %a2: f32[1,2,2,2] = SiLU(%c2)
+          return %a1, %a2, %c2
+        }}
+    """)

@@ -147,3 +147,106 @@ def test_a_target_whose_rule_gains_nothing_from_its_contents_moves():
     g.set_outputs(list(loop.outputs))
     assert _hoist_keeping_the_numbers(g) == 2
     assert set(body.op_counts()) == {"Slice"}
+
+
+# -- text in, text out (tests/passes/text.py) -------------------------------------------------
+
+from tests.passes.text import assert_rewrites  # noqa: E402
+
+
+def test_text_invariant_work_moves_before_the_loop_and_the_body_reads_its_result():
+    """exp(w) * 2 reads only the read-only w and a constant: computed once, before the Loop, which
+    passes it in place of w (no longer read); the work on the trip number and the carried x stays."""
+    assert_rewrites("hoist_loop_invariants", """
+        graph outer(%n: i64[], %x0: f64[3], %w: f64[3]) {
+          %last: f64[3], %ys: f64[?,3] = Loop(%n, const(True: i1[]), %x0, %w) {body=<graph body>, n_carried=1, n_scan=1}
+            graph body(%trip: i64[], %x: f64[3], %w: f64[3]) {
+              %ew: f64[3] = Exp(%w)
+              %scale: f64[3] = Mul(%ew, const(2.: f64[]))
+              %t: f64[] = Cast(%trip) {to='float64'}
+              %next: f64[3] = Mul(%x, %scale)
+              %y: f64[3] = Add(%next, %t)
+              return const(True: i1[]), %next, %y
+            }
+          return %last, %ys
+        }
+    """, """
+        graph outer(%n: i64[], %x0: f64[3], %w: f64[3]) {
+          %ew: f64[3] = Exp(%w)
+          %scale: f64[3] = Mul(%ew, const(2.: f64[]))
+          %last: f64[3], %ys: f64[?,3] = Loop(%n, const(True: i1[]), %x0, %scale) {body=<graph body>, n_carried=1, n_scan=1}
+            graph body(%trip: i64[], %x: f64[3], %scale: f64[3]) {
+              %t: f64[] = Cast(%trip) {to='float64'}
+              %next: f64[3] = Mul(%x, %scale)
+              %y: f64[3] = Add(%next, %t)
+              return const(True: i1[]), %next, %y
+            }
+          return %last, %ys
+        }
+    """)
+
+
+def test_text_a_check_stays_in_the_body_and_its_predicate_moves():
+    """A loop that runs no trip must not fail a check it never reaches: the Check stays (and its
+    user), the predicate it reads is computed once outside. (The input sets include negative w,
+    failing the check alike before and after, and zero trips, failing it neither time.)"""
+    assert_rewrites("hoist_loop_invariants", """
+        graph outer(%n: i64[], %x0: f64[3], %w: f64[3]) {
+          %last: f64[3] = Loop(%n, const(True: i1[]), %x0, %w) {body=<graph body>, n_carried=1, n_scan=0}
+            graph body(%trip: i64[], %x: f64[3], %w: f64[3]) {
+              %pos: i1[3] = GreaterOrEqual(%w, const(0.: f64[]))
+              %ok: i1[] = ReduceAll(%pos) {axes=(0,), keepdims=False}
+              %wc: f64[3] = Check(%w, %ok) {exception='builtins:ValueError', message='w < 0'}
+              %next: f64[3] = Mul(%x, %wc)
+              return const(True: i1[]), %next
+            }
+          return %last
+        }
+    """, """
+        graph outer(%n: i64[], %x0: f64[3], %w: f64[3]) {
+          %pos: i1[3] = GreaterOrEqual(%w, const(0.: f64[]))
+          %ok: i1[] = ReduceAll(%pos) {axes=(0,), keepdims=False}
+          %last: f64[3] = Loop(%n, const(True: i1[]), %x0, %w, %ok) {body=<graph body>, n_carried=1, n_scan=0}
+            graph body(%trip: i64[], %x: f64[3], %w: f64[3], %ok: i1[]) {
+              %wc: f64[3] = Check(%w, %ok) {exception='builtins:ValueError', message='w < 0'}
+              %next: f64[3] = Mul(%x, %wc)
+              return const(True: i1[]), %next
+            }
+          return %last
+        }
+    """)
+
+
+def test_text_a_shape_a_body_type_rule_reads_stays_with_it():
+    """Reshape(x, Concat([1], Shape(w))) is typed f64[1,r] because its rule sees the target's
+    elements; hoisted, the target would reach the body as an input nothing is known of. So the
+    Shape and Concat stay (their copies outside, unread, are dropped); exp(w) moves."""
+    rows = np.array([1.0, -0.0, np.inf, np.nan])
+    inputs = [[np.int64(n), rows, rows[::-1].copy()] for n in (0, 2)]
+    assert_rewrites("hoist_loop_invariants", """
+        graph outer(%n: i64[], %x0: f64[r], %w: f64[r]) {
+          %last: f64[r], %rows: f64[?,1,r] = Loop(%n, const(True: i1[]), %x0, %w) {body=<graph body>, n_carried=1, n_scan=1}
+            graph body(%trip: i64[], %x: f64[r], %w: f64[r]) {
+              %sw: i64[1] = Shape(%w) {end=None, start=0}
+              %target: i64[2] = Concat(const([1]: i64[1]), %sw) {axis=0}
+              %row: f64[1,r] = Reshape(%x, %target)
+              %ew: f64[r] = Exp(%w)
+              %next: f64[r] = Mul(%x, %ew)
+              return const(True: i1[]), %next, %row
+            }
+          return %last, %rows
+        }
+    """, """
+        graph outer(%n: i64[], %x0: f64[r], %w: f64[r]) {
+          %ew: f64[r] = Exp(%w)
+          %last: f64[r], %rows: f64[?,1,r] = Loop(%n, const(True: i1[]), %x0, %w, %ew) {body=<graph body>, n_carried=1, n_scan=1}
+            graph body(%trip: i64[], %x: f64[r], %w: f64[r], %ew: f64[r]) {
+              %sw: i64[1] = Shape(%w) {end=None, start=0}
+              %target: i64[2] = Concat(const([1]: i64[1]), %sw) {axis=0}
+              %row: f64[1,r] = Reshape(%x, %target)
+              %next: f64[r] = Mul(%x, %ew)
+              return const(True: i1[]), %next, %row
+            }
+          return %last, %rows
+        }
+    """, inputs=inputs)

@@ -158,3 +158,68 @@ def test_scalars_against_a_column_are_read_at_its_rank():
     short = [(n.op, [v.type.ndim for v in n.inputs]) for n in cm.ir
              if get_schema(n.op).family == "elementwise" and n.outputs[0].type.ndim == 2 and any(v.type.ndim < 2 for v in n.inputs)]
     assert not short, short
+
+
+# -- text in, text out (tests/passes/text.py) -------------------------------------------------
+
+from tests.passes.text import assert_rewrites  # noqa: E402
+
+
+def test_text_a_broadcast_on_a_tall_narrow_matrix_runs_transposed_to_the_reduction():
+    """(16, 1) - (1, 2) is computed as (2, 16): the transposes of a column and a row move no data,
+    the one back after each node meets the next node (which moves past it) or the reduction (which
+    sums the other axis). The transposes back left unread are for `dce`."""
+    assert_rewrites("layout", """
+        graph g(%y: f64[16,1], %mu: f64[1,2]) {
+          %d: f64[16,2] = Sub(%y, %mu)
+          %e: f64[16,2] = Exp(%d)
+          %s: f64[16] = ReduceSum(%e) {axes=(1,), keepdims=False}
+          return %s
+        }
+    """, """
+        graph g(%y: f64[16,1], %mu: f64[1,2]) {
+          %0: f64[1,16] = Transpose(%y) {perm=(1, 0)}
+          %1: f64[2,1] = Transpose(%mu) {perm=(1, 0)}
+          %2: f64[2,16] = Sub(%0, %1)
+          %d: f64[16,2] = Transpose(%2) {perm=(1, 0)}
+          %3: f64[2,16] = Exp(%2)
+          %e: f64[16,2] = Transpose(%3) {perm=(1, 0)}
+          %s: f64[16] = ReduceSum(%3) {axes=(0,), keepdims=False}
+          return %s
+        }
+    """)
+
+
+def test_text_a_transpose_of_a_transpose_cancels():
+    assert_rewrites("layout", """
+        graph g(%x: f32[3,2]) {
+          %t: f32[2,3] = Transpose(%x) {perm=(1, 0)}
+          %u: f32[3,2] = Transpose(%t) {perm=(1, 0)}
+          %y: f32[3,2] = Neg(%u)
+          return %y
+        }
+    """, """
+        graph g(%x: f32[3,2]) {
+          %t: f32[2,3] = Transpose(%x) {perm=(1, 0)}
+          %y: f32[3,2] = Neg(%x)
+          return %y
+        }
+    """)
+
+
+def test_text_operands_of_a_column_are_read_at_its_rank():
+    """A 0-d operand against an (N, 1) result: a value is Unsqueezed, a constant reshaped."""
+    assert_rewrites("layout", """
+        graph g(%c: f64[16,1], %s: f64[]) {
+          %a: f64[16,1] = Mul(%c, %s)
+          %b: f64[16,1] = Add(%a, const(2.: f64[]))
+          return %b
+        }
+    """, """
+        graph g(%c: f64[16,1], %s: f64[]) {
+          %0: f64[1,1] = Unsqueeze(%s) {axes=(0, 1)}
+          %a: f64[16,1] = Mul(%c, %0)
+          %b: f64[16,1] = Add(%a, const([[2.]]: f64[1,1]))
+          return %b
+        }
+    """)

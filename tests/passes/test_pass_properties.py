@@ -9,6 +9,7 @@ import pytest
 from hypothesis import assume, given
 
 from ptonnx import ir
+from ptonnx.contracts import UNIFIED
 from ptonnx.passes import DEFAULT_PASSES, PassManager
 from tests.passes.graphs import build, recipes
 
@@ -33,7 +34,7 @@ def test_pass_preserves_numbers(passes, recipe):
         assume(False)
     PassManager(passes, verify_each=True).run(graph)
     if "unify_dtypes" in passes:
-        ir.verify(graph, unified=True)
+        assert not list(UNIFIED.faults(graph))  # what the legalise stage requires of the passes
     actual = _run(graph, arrays)
     for a, e in zip(actual, expected, strict=True):
         assert a.dtype == e.dtype and a.shape == e.shape

@@ -254,3 +254,65 @@ def test_a_range_check_of_a_value_with_both_infinities_keeps_its_reduction():
     out = pt.switch(pt.all(x >= -np.inf), 1.0, 0.0)
     check_like_pytensor([x], [out], [np.array([np.inf, -np.inf])], more_values=[[HARD]])
     assert ptonnx.compile_function([x], [out]).report["range_facts"].details.get("checks") is None
+
+
+# -- text in, text out (tests/passes/text.py) -------------------------------------------------
+
+from tests.passes.text import assert_rewrites  # noqa: E402
+
+
+def test_text_a_selection_a_range_decides_is_its_branch():
+    """exp(x) < 0 is false for every x, NaN too: the Select is its second branch (the dead
+    comparison is left to `dce`)."""
+    assert_rewrites("range_facts", """
+        graph g(%x: f64[5]) {
+          %e: f64[5] = Exp(%x)
+          %neg: i1[5] = Less(%e, const(0.: f64[]))
+          %x2: f64[5] = Mul(%x, const(2.: f64[]))
+          %y: f64[5] = Select(%neg, const(-1.: f64[]), %x2)
+          return %y
+        }
+    """, """
+        graph g(%x: f64[5]) {
+          %e: f64[5] = Exp(%x)
+          %neg: i1[5] = Less(%e, const(0.: f64[]))
+          %x2: f64[5] = Mul(%x, const(2.: f64[]))
+          return %x2
+        }
+    """)
+
+
+def test_text_a_selection_a_nan_may_flip_is_kept():
+    """exp(x) >= 0 holds for every x but NaN, which takes the other branch: nothing decided."""
+    text = """
+        graph g(%x: f64[5]) {
+          %e: f64[5] = Exp(%x)
+          %pos: i1[5] = GreaterOrEqual(%e, const(0.: f64[]))
+          %x2: f64[5] = Mul(%x, const(2.: f64[]))
+          %y: f64[5] = Select(%pos, %x2, const(5.: f64[]))
+          return %y
+        }
+    """
+    _, result = assert_rewrites("range_facts", text, text)
+    assert not result.modified
+
+
+def test_text_a_check_that_fails_only_for_nan_is_a_sum_compared_with_itself():
+    """all(exp(x) >= 0) is false exactly where some element is NaN: sum(exp(x)) == itself
+    (exp(x) is never -inf, so no sum is inf - inf)."""
+    assert_rewrites("range_facts", """
+        graph g(%x: f64[2,3]) {
+          %e: f64[2,3] = Exp(%x)
+          %pos: i1[2,3] = GreaterOrEqual(%e, const(0.: f64[]))
+          %ok: i1[2] = ReduceAll(%pos) {axes=(1,), keepdims=False}
+          return %ok
+        }
+    """, """
+        graph g(%x: f64[2,3]) {
+          %e: f64[2,3] = Exp(%x)
+          %pos: i1[2,3] = GreaterOrEqual(%e, const(0.: f64[]))
+          %0: f64[2] = ReduceSum(%e) {axes=(1,), keepdims=False}
+          %ok: i1[2] = Equal(%0, %0)
+          return %ok
+        }
+    """)

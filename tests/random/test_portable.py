@@ -183,7 +183,7 @@ def test_scaling_by_powers_of_two_rounds_once():
 
 #: the IR ops a runtime computes with its own polynomials: none may stay in a random op's decomposition
 TRANSCENDENTAL = {"Exp", "Log", "Log1p", "Expm1", "Sin", "Cos", "Tan", "Pow", "ArcCos", "ArcSin", "ArcTan", "Tanh", "Sigmoid",
-                  "Softplus", "Erf", "SinReduced", "Exp2", "Log2", "Log10"}
+                  "Softplus", "Erf", "SinKernel", "CosKernel", "Exp2", "Log2", "Log10"}
 
 
 def _only_guesses(log: Value) -> bool:

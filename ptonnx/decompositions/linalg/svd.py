@@ -63,7 +63,10 @@ from ptonnx.decompositions.registry import decomposes
 from ptonnx.ir.ops.linalg_orthogonal import RCOND
 
 EPS = float(np.finfo(np.float64).eps)
-#: a pair is rotated while |p.q| > TOLERANCE k' ||p|| ||q|| (LAPACK's gesvj: sqrt(m) eps)
+#: a pair is rotated while |p.q| > TOLERANCE k' ||p|| ||q||, k' the rows' length: k' eps bounds
+#: the rounding error of a k'-term dot product (a round's ReduceSum, the Gram test's MatMul), so
+#: rounding alone cannot keep a pair rotating (LAPACK's gesvj stops at sqrt(m) eps, the typical
+#: rounding error rather than its bound)
 TOLERANCE = EPS
 #: the most sweeps (quadratic convergence: some 8 to 11 are needed at n = 200)
 MAX_SWEEPS = 30

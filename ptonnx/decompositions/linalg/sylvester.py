@@ -64,7 +64,7 @@ from ptonnx.decompositions.loop import iterate
 from ptonnx.decompositions.registry import decomposes
 
 #: m n up to which one LU of the Kronecker system (mn unknowns, O((mn)^3) flops) is cheaper than
-#: B's Schur form and the windows (`python benchmarks/sylvester_paths.py`, onnxruntime on 1 thread:
+#: B's Schur form and the windows (`python -m benchmarks.sylvester_paths`, onnxruntime on 1 thread:
 #: m = n = 20, 35 against 82 ms; 30, 164 against 162 ms)
 SMALL = 900
 

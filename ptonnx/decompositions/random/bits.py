@@ -27,7 +27,7 @@ MASK32 = 0xFFFFFFFF
 def _rotate_left(x: Ex, r: int) -> Ex:
     """x rotated left by r: x * 2**r (wrapping) + x >> (32 - r). The two parts share no bit, so
     Add is their Or; Mul and Add are onnxruntime's vectorised uint32 kernels, ShiftLeft and Or
-    are not (a third of the time each, measured by `benchmarks/random_draws.py --generator`)."""
+    are not (a third of the time each, measured by `python -m benchmarks.random_draws --generator`)."""
     return x * (1 << r) + x.op("ShiftRight", 32 - r)
 
 

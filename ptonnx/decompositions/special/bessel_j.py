@@ -7,7 +7,7 @@
   3.832 for J1), which SciPy's x*x - r**2 loses to the rounding of x*x.
 - |x| > 5: Hankel's asymptotic form sqrt(2/(pi x)) (P cos(x - phase) - (5/x) Q sin(x - phase))
   with Cephes' rational P and Q in 25/x**2, and the phase x - pi/4 (x - 3pi/4) expanded
-  as sums of cos x and sin x, computed with an exactly reduced argument (trigonometric.py):
+  as sums of cos x and sin x, computed with an exactly reduced argument (elementary/trigonometric.py):
   x - pi/4 rounded to a double would cost ulp(x) of absolute accuracy.
 
 Beyond 5, near a zero the result is the small difference of two terms of the envelope's

@@ -119,6 +119,6 @@ def decompose_jv(node, inputs):
         limit = MAX_ORDER if known is None or not np.isfinite(known).all() else int(min(MAX_ORDER, max(2, np.abs(known).max())))
         return jn(inputs[0], x, limit)
     if order != math.floor(order) or abs(order) > MAX_ORDER:
-        refuse(node, f"ptonnx lowers Jv only for integer orders n, |n| <= {MAX_ORDER} (J0, J1, a power series, "
+        refuse(node, f"ptonnx computes Jv only for integer orders n, |n| <= {MAX_ORDER} (J0, J1, a power series, "
                      f"Miller's algorithm and the forward recurrence); got the order {order!r}")
     return jn(int(order), x)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from ptonnx.decompositions.expr import Ex, exp, log, polyval, sin_reduced, sqrt, where
+from ptonnx.decompositions.expr import Ex, exp, log, polyval, sin_kernel, sqrt, where
 
 #: 1/Gamma(1+z) = sum c_k z**k (references/special_constants.py), enough for |z| <= 1/2 to 1e-18
 RGAMMA_TAYLOR = (
@@ -56,7 +56,7 @@ def _temme(mu: Ex, x: Ex) -> tuple[Ex, Ex]:
     cosh = (power + 1.0 / power) * 0.5
     sinhc = where(abs(s) < 0.5, polyval(s * s, SINHC), (power - 1.0 / power) * 0.5 / s)
     angle = mu * math.pi
-    pi_mu_over_sin = where(abs(angle) < 2.0**-26, 1.0, angle / sin_reduced(angle), like=mu)  # |angle| <= pi/2
+    pi_mu_over_sin = where(abs(angle) < 2.0**-26, 1.0, angle / sin_kernel(angle), like=mu)  # |angle| <= pi/2
     f = pi_mu_over_sin * (g1 * cosh + g2 * sinhc * log_2_x)
     p, q = power * 0.5 / rgamma_plus, 0.5 / (power * rgamma_minus)
     c, q4 = None, x * x * 0.25

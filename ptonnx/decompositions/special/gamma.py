@@ -32,8 +32,8 @@ from ptonnx.decompositions.expr import (
     log,
     polyval,
     polyval1,
-    sin_reduced,
     round_even,
+    sin_kernel,
     where,
 )
 from ptonnx.decompositions.registry import decomposes, unary
@@ -110,7 +110,7 @@ def sin_pi(r: Ex) -> Ex:
     """sin(pi r) for |r| <= 1/2: onnxruntime's Sin is accurate there, but for tiny
     arguments (30 ulp off below 2**-26, where sin(a) rounds to a)."""
     a = r * math.pi
-    return where(abs(a) >= 2.0**-26, sin_reduced(a), a)
+    return where(abs(a) >= 2.0**-26, sin_kernel(a), a)
 
 
 def _odd(k: Ex) -> Ex:

@@ -1,5 +1,5 @@
-"""The order operand of the Bessel functions (Ive, Jv, Kve): a constant known when lowering
-selects a cheaper formula or is refused with a reason."""
+"""The order operand of the Bessel functions (Ive, Jv, Kve): a constant known when the decompose
+stage rewrites the node selects a cheaper formula, or is refused with a reason."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from ptonnx.errors import CheckFailedError
 from ptonnx.ir import dims
+from ptonnx.ir import range_rules as rr
 from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import ALL_DTYPES, TensorType
 
@@ -31,7 +32,7 @@ def _check(x, *conds, message, exception):
     return x
 
 
-define("Check", contents=dims.same_contents, inputs=("x: T", "*conds: bool"), outputs=("out: T",), dtypes={"T": ALL_DTYPES},
+define("Check", ranges=rr.same, contents=dims.same_contents, inputs=("x: T", "*conds: bool"), outputs=("out: T",), dtypes={"T": ALL_DTYPES},
        type_rule=_check_rule, semantics=_check, family="check",
        attributes={"message": (str, REQUIRED), "exception": (str, "builtins:AssertionError")},
-       doc="`x`, after checking that every cond is all true; a false one fails the run with `message`")
+       traits=("nan_in_nan_out", "effect"), doc="`x`, after checking that every cond is all true; a false one fails the run with `message`")

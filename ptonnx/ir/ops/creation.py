@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ptonnx.ir.ops.rules import need as _need
+from ptonnx.ir import range_rules as rr
 from ptonnx.ir.schema import define
 from ptonnx.ir.types import NUMERIC_DTYPES, TensorType
 
@@ -24,7 +25,7 @@ def _range_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tenso
     return [TensorType(types[0].dtype, (length,))]
 
 
-define("Range", inputs=("start: T", "limit: T", "delta: T"), outputs=("out: T",), dtypes={"T": NUMERIC_DTYPES},
+define("Range", ranges=rr.arange, inputs=("start: T", "limit: T", "delta: T"), outputs=("out: T",), dtypes={"T": NUMERIC_DTYPES},
        type_rule=_range_rule, reads=("start", "limit", "delta"), family="creation",
        semantics=lambda start, limit, delta: np.arange(start.item(), limit.item(), delta.item(), dtype=start.dtype),
        doc="start, start + delta, ... up to (not including) limit: NumPy's arange of the Python numbers "

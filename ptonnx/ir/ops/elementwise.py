@@ -7,12 +7,14 @@ is C's round() (what PyTensor's C code calls; its Python code approximates it).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ptonnx.ir import dims
+from ptonnx.ir import range_rules as rr
 from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import (
     ALL_DTYPES,
@@ -97,7 +99,7 @@ def elementwise_semantics(fn: Callable, input_vars: tuple[str, ...], out_var: st
 
 
 def declare(name: str, *, semantics: Callable, inputs: tuple[str, ...], output: str, dtypes: frozenset[str], doc: str,
-            traits: tuple[str, ...] = (), family: str = "elementwise", contents=None):
+            traits: tuple[str, ...] = (), family: str = "elementwise", contents=None, ranges=None, zero_sign=()):
     """An elementwise op: broadcasting inputs named a, b, c..., NumPy promotion within a type variable."""
     return define(
         name,
@@ -108,6 +110,8 @@ def declare(name: str, *, semantics: Callable, inputs: tuple[str, ...], output: 
         semantics=elementwise_semantics(semantics, inputs, output),
         traits=("elementwise", *traits),
         contents=contents,
+        ranges=ranges,
+        zero_sign=zero_sign,
         family=family,
         doc=doc,
     )
@@ -118,13 +122,13 @@ BINARY = "T", "T"
 
 # Each elementwise op, as a keyword row: its NumPy semantics, the type variable of each input
 # and of the output, the dtypes those may be, the traits the passes read, and what it computes.
-declare("Add", contents=dims.add_contents, semantics=np.add, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps"),
+declare("Add", ranges=rr.add, contents=dims.add_contents, semantics=np.add, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps", "commutative"),
         doc="a + b")
-declare("Sub", contents=dims.sub_contents, semantics=np.subtract, inputs=BINARY, output="T", dtypes=NUMERIC_DTYPES, traits=("nan_in_nan_out", "wraps"),
+declare("Sub", ranges=rr.sub, contents=dims.sub_contents, semantics=np.subtract, inputs=BINARY, output="T", dtypes=NUMERIC_DTYPES, traits=("nan_in_nan_out", "wraps"),
         doc="a - b")
-declare("Mul", contents=dims.mul_contents, semantics=np.multiply, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps"),
+declare("Mul", zero_sign=("passes", "passes"), ranges=rr.mul, contents=dims.mul_contents, semantics=np.multiply, inputs=BINARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "wraps", "commutative"),
         doc="a * b")
-declare("Div", semantics=np.true_divide, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Div", zero_sign=("passes", ""), ranges=rr.div, semantics=np.true_divide, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="a / b on floats")
 declare("IntDiv", contents=dims.floordiv_contents, semantics=np.floor_divide, inputs=BINARY, output="T", dtypes=WITH_BOOL,
         doc="floor(a / b), NumPy's floor_divide (x // 0 == 0 for ints)")
@@ -132,35 +136,35 @@ declare("Mod", semantics=np.mod, inputs=BINARY, output="T", dtypes=WITH_BOOL,
         doc="a mod b with the sign of b (NumPy/Python), x % 0 == 0 for ints")
 declare("Pow", semantics=np.power, inputs=BINARY, output="T", dtypes=NUMERIC_DTYPES, traits=("wraps",),
         doc="a ** b (integers wrap as in NumPy)")
-declare("Max", contents=dims.max_contents, semantics=np.maximum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
-        doc="elementwise maximum, NaN-propagating")
-declare("Min", contents=dims.min_contents, semantics=np.minimum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
-        doc="elementwise minimum, NaN-propagating")
-declare("Neg", contents=dims.neg_contents, semantics=np.negative, inputs=UNARY, output="T", dtypes=SIGNED, traits=("nan_in_nan_out", "wraps"),
+declare("Max", ranges=rr.extreme(max), contents=dims.max_contents, semantics=np.maximum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+        traits=("nan_in_nan_out", "idempotent"), doc="elementwise maximum, NaN-propagating")
+declare("Min", ranges=rr.extreme(min), contents=dims.min_contents, semantics=np.minimum, inputs=BINARY, output="T", dtypes=WITH_BOOL,
+        traits=("nan_in_nan_out", "idempotent"), doc="elementwise minimum, NaN-propagating")
+declare("Neg", zero_sign=("passes",), ranges=rr.negate, contents=dims.neg_contents, semantics=np.negative, inputs=UNARY, output="T", dtypes=SIGNED, traits=("nan_in_nan_out", "wraps"),
         doc="-a")
-declare("Abs", semantics=np.abs, inputs=UNARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "never_negative_zero", "wraps"),
+declare("Abs", zero_sign=("blind",), ranges=rr.absolute, semantics=np.abs, inputs=UNARY, output="T", dtypes=WITH_BOOL, traits=("nan_in_nan_out", "never_negative_zero", "wraps"),
         doc="|a|")
 declare("Sign", semantics=np.sign, inputs=UNARY, output="T", dtypes=NUMERIC_DTYPES,
         doc="-1, 0 or 1")
 declare("Reciprocal", semantics=np.reciprocal, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="1 / a")
-declare("Exp", semantics=np.exp, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
+declare("Exp", zero_sign=("blind",), ranges=rr.exp, semantics=np.exp, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
         doc="e ** a")
-declare("Log", semantics=np.log, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Log", ranges=rr.monotone(np.log, 0.0, generates_nan_below=True), semantics=np.log, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="natural log")
-declare("Sqrt", semantics=np.sqrt, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Sqrt", ranges=rr.monotone(np.sqrt, 0.0, generates_nan_below=True), semantics=np.sqrt, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="square root")
-declare("Log1p", semantics=np.log1p, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Log1p", ranges=rr.monotone(np.log1p, -1.0, generates_nan_below=True), semantics=np.log1p, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="log(1 + a), accurate near 0")
-declare("Expm1", semantics=np.expm1, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Expm1", ranges=rr.monotone(np.expm1), semantics=np.expm1, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="exp(a) - 1, accurate near 0")
-declare("Softplus", semantics=_softplus, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
+declare("Softplus", ranges=rr.monotone(lambda x: np.logaddexp(0.0, x)), semantics=_softplus, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
         doc="log(1 + exp(a)), without overflow")
 declare("Sin", semantics=np.sin, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="sine")
 declare("Cos", semantics=np.cos, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="cosine")
-declare("Tanh", semantics=np.tanh, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Tanh", ranges=rr.monotone(np.tanh), semantics=np.tanh, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="hyperbolic tangent")
 declare("Tan", semantics=np.tan, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="tangent")
@@ -192,54 +196,56 @@ declare("Log1mexp", semantics=_log1mexp, inputs=UNARY, output="T", dtypes=FLOAT_
         doc="log(1 - exp(a)), accurate for a near 0 and far below")
 declare("Trunc", semantics=np.trunc, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="round towards zero")
-declare("Erf", semantics=_erf, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Erf", ranges=rr.monotone(lambda x: math.erf(x) if not math.isinf(x) else math.copysign(1.0, x)), semantics=_erf, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="error function")
-declare("Sigmoid", semantics=_sigmoid, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
+declare("Sigmoid", ranges=rr.monotone(lambda x: 1 / (1 + np.exp(-x))), semantics=_sigmoid, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out", "never_negative_zero"),
         doc="1 / (1 + exp(-a))")
-declare("Floor", semantics=np.floor, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Floor", ranges=rr.monotone(np.floor), semantics=np.floor, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="round down")
-declare("Ceil", semantics=np.ceil, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Ceil", ranges=rr.monotone(np.ceil), semantics=np.ceil, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="round up")
-declare("Round", semantics=np.round, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
+declare("Round", ranges=rr.monotone(np.round), semantics=np.round, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="round half to even")
 declare("RoundHalfAwayFromZero", semantics=_round_half_away_from_zero, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, traits=("nan_in_nan_out",),
         doc="C round(): halves away from zero, exact")
-declare("Identity", contents=dims.same_contents, semantics=lambda a: a, inputs=UNARY, output="T", dtypes=ALL_DTYPES, traits=("nan_in_nan_out",),
+declare("Identity", ranges=rr.same, contents=dims.same_contents, semantics=lambda a: a, inputs=UNARY, output="T", dtypes=ALL_DTYPES, traits=("nan_in_nan_out",),
         doc="a")
-declare("Less", semantics=np.less, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
+declare("Less", zero_sign=("blind", "blind"), ranges=rr.compare("Less"), semantics=np.less, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
         doc="a < b")
-declare("Greater", semantics=np.greater, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
+declare("Greater", zero_sign=("blind", "blind"), ranges=rr.compare("Greater"), semantics=np.greater, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
         doc="a > b")
-declare("LessOrEqual", semantics=np.less_equal, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
+declare("LessOrEqual", zero_sign=("blind", "blind"), ranges=rr.compare("LessOrEqual"), semantics=np.less_equal, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
         doc="a <= b")
-declare("GreaterOrEqual", semantics=np.greater_equal, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
+declare("GreaterOrEqual", zero_sign=("blind", "blind"), ranges=rr.compare("GreaterOrEqual"), semantics=np.greater_equal, inputs=BINARY, output="bool", dtypes=WITH_BOOL, traits=("nan_compares_false",),
         doc="a >= b")
-declare("Equal", semantics=np.equal, inputs=BINARY, output="bool", dtypes=ALL_DTYPES, traits=("nan_compares_false",),
+declare("Equal", zero_sign=("blind", "blind"), ranges=rr.compare("Equal"), semantics=np.equal, inputs=BINARY, output="bool", dtypes=ALL_DTYPES, traits=("nan_compares_false", "commutative"),
         doc="a == b")
 declare("NotEqual", semantics=np.not_equal, inputs=BINARY, output="bool", dtypes=ALL_DTYPES,
-        doc="a != b")
-declare("And", semantics=np.bitwise_and, inputs=BINARY, output="T", dtypes=LOGICAL,
-        doc="logical and on bool, bitwise on ints")
-declare("Or", semantics=np.bitwise_or, inputs=BINARY, output="T", dtypes=LOGICAL,
-        doc="logical or on bool, bitwise on ints")
+        traits=("nan_compares_true", "commutative"), doc="a != b")
+declare("And", ranges=rr.logic("And"), semantics=np.bitwise_and, inputs=BINARY, output="T", dtypes=LOGICAL,
+        traits=("commutative", "idempotent"), doc="logical and on bool, bitwise on ints")
+declare("Or", ranges=rr.logic("Or"), semantics=np.bitwise_or, inputs=BINARY, output="T", dtypes=LOGICAL,
+        traits=("commutative", "idempotent"), doc="logical or on bool, bitwise on ints")
 declare("Xor", semantics=np.bitwise_xor, inputs=BINARY, output="T", dtypes=LOGICAL,
-        doc="logical xor on bool, bitwise on ints")
-declare("Not", semantics=np.invert, inputs=UNARY, output="T", dtypes=LOGICAL,
+        traits=("commutative",), doc="logical xor on bool, bitwise on ints")
+declare("Not", ranges=rr.logic("Not"), semantics=np.invert, inputs=UNARY, output="T", dtypes=LOGICAL,
         doc="logical not on bool, bitwise not on ints")
-declare("Where", semantics=np.where, inputs=("bool", "T", "T"), output="T", dtypes=ALL_DTYPES,
+declare("Where", zero_sign=("", "passes", "passes"), ranges=rr.select, semantics=np.where, inputs=("bool", "T", "T"), output="T", dtypes=ALL_DTYPES, traits=("selects",),
         doc="cond ? a : b")
-declare("IsNaN", semantics=np.isnan, inputs=UNARY, output="bool", dtypes=NUMERIC_DTYPES,
-        doc="a is NaN (never for integers)")
+declare("IsNaN", ranges=rr.is_nan, semantics=np.isnan, inputs=UNARY, output="bool", dtypes=NUMERIC_DTYPES,
+        traits=("nan_compares_true",), doc="a is NaN (never for integers)")
 declare("IsInf", semantics=np.isinf, inputs=UNARY, output="bool", dtypes=NUMERIC_DTYPES,
         doc="a is +inf or -inf (never for integers)")
 
 # Ops only decompositions build: one onnxruntime kernel each, as it computes (family "kernel")
-declare("Select", semantics=_select, inputs=("bool", "T", "T"), output="T", dtypes=ALL_DTYPES, family="kernel",
+declare("Select", zero_sign=("", "blind", "passes"), ranges=rr.select, semantics=_select, inputs=("bool", "T", "T"), output="T", dtypes=ALL_DTYPES, traits=("selects",), family="kernel",
         doc="cond ? a : b as onnxruntime's Where runs it: a -0.0 taken from a is +0.0 (decompositions put a zero whose sign matters in b)")
 declare("FMod", semantics=np.fmod, inputs=BINARY, output="T", dtypes=FLOAT_DTYPES, family="kernel",
         doc="C's fmod: a - trunc(a / b) b, with a's sign (exact)")
-declare("SinReduced", semantics=np.sin, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="kernel",
-        doc="sine of a reduced argument, |a| <= pi/2 (no argument reduction: the accurate Sin reduces first)")
+declare("SinKernel", semantics=np.sin, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="kernel",
+        doc="onnxruntime's Sin as it computes: accurate on |a| <= 1.5715 (the Sin decomposition reduces to there first)")
+declare("CosKernel", semantics=np.cos, inputs=UNARY, output="T", dtypes=FLOAT_DTYPES, family="kernel",
+        doc="onnxruntime's Cos as it computes (the Cos decomposition gives it only |a| >= 2**20, which it reduces exactly)")
 
 
 
@@ -253,14 +259,14 @@ def _cast(a, to):
 
 
 define(
-    "Cast", contents=dims.cast_contents,
+    "Cast", ranges=rr.cast, contents=dims.cast_contents,
     inputs=("a: T1",),
     outputs=("out: T2",),
     dtypes={"T1": ALL_DTYPES, "T2": ALL_DTYPES},
     type_rule=_cast_rule,
     semantics=_cast,
     attributes={"to": (str, REQUIRED)},
-    traits=("elementwise",),
+    traits=("elementwise", "nan_in_nan_out"),
     family="elementwise",
     doc="convert to dtype `to` (float to int truncates; nonzero to bool is True)",
 )

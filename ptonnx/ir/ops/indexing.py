@@ -16,6 +16,7 @@ import numpy as np
 
 from ptonnx.ir import dims
 from ptonnx.ir.ops.rules import need as _need
+from ptonnx.ir import range_rules as rr
 from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import ALL_DTYPES, TensorType
 
@@ -56,13 +57,13 @@ def _gather_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[Tens
     return [x.with_shape(x.shape[:axis] + idx.shape + x.shape[axis + 1 :])]
 
 
-define("Slice", contents=dims.slice_contents, inputs=("x: T", "starts: int64", "ends: int64", "steps: int64"), outputs=("out: T",),
+define("Slice", ranges=rr.same, contents=dims.slice_contents, inputs=("x: T", "starts: int64", "ends: int64", "steps: int64"), outputs=("out: T",),
        dtypes={"T": ALL_DTYPES}, type_rule=_slice_rule, semantics=_slice, reads=("starts", "ends", "steps"),
-       attributes={"axes": (tuple, REQUIRED)}, traits=("layout", "batchable"), family="indexing",
+       attributes={"axes": (tuple, REQUIRED)}, traits=("layout", "batchable", "copies"), family="indexing",
        doc="Python slicing start:end:step along each of `axes`")
-define("Gather", contents=dims.gather_contents, inputs=("x: T", "indices: Tind"), outputs=("out: T",), dtypes={"T": ALL_DTYPES, "Tind": INDEX_DTYPES},
+define("Gather", ranges=rr.same, contents=dims.gather_contents, inputs=("x: T", "indices: Tind"), outputs=("out: T",), dtypes={"T": ALL_DTYPES, "Tind": INDEX_DTYPES},
        type_rule=_gather_rule, semantics=lambda x, indices, axis: np.take(x, indices, axis=axis),
-       attributes={"axis": (int, REQUIRED)}, traits=("layout", "batchable"), family="indexing",
+       attributes={"axis": (int, REQUIRED)}, traits=("layout", "batchable", "copies"), family="indexing",
        doc="take `indices` along `axis` (negative ones count from the end)")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ptonnx.ir import dims
+from ptonnx.ir import range_rules as rr
 from ptonnx.ir.ops.rules import need as _need
 from ptonnx.ir.schema import define
 from ptonnx.ir.types import ALL_DTYPES, NUMERIC_DTYPES, TensorType
@@ -53,20 +54,21 @@ def _reduction(op: str, ufunc):
     return rule, semantics
 
 
-def reduction(op: str, *, ufunc, dtypes: frozenset[str], contents=None):
+def reduction(op: str, *, ufunc, dtypes: frozenset[str], contents=None, ranges=None, zero_sign=()):
     """A reduction over `axes`: NumPy's `ufunc.reduce`, in the input's dtype."""
     rule, semantics = _reduction(op, ufunc)
-    define(op, contents=contents, inputs=("x: T",), outputs=("out: T",), dtypes={"T": dtypes}, type_rule=rule, semantics=semantics,
-           attributes={"axes": (tuple, ()), "keepdims": (bool, False)}, traits=("batchable",), family="reduction",
+    define(op, contents=contents, ranges=ranges, zero_sign=zero_sign, inputs=("x: T",), outputs=("out: T",), dtypes={"T": dtypes}, type_rule=rule, semantics=semantics,
+           attributes={"axes": (tuple, ()), "keepdims": (bool, False)}, traits=("batchable", "reduces_axes"), family="reduction",
            doc=f"NumPy's `{ufunc.__name__}.reduce` over `axes`")
 
 
-reduction("ReduceSum", ufunc=np.add, dtypes=NUMERIC_DTYPES)
+# a sum over some axes starts from +0.0: -0.0 + -0.0 + ... is +0.0, as NumPy's
+reduction("ReduceSum", ufunc=np.add, dtypes=NUMERIC_DTYPES, zero_sign=("blind",))
 reduction("ReduceProd", ufunc=np.multiply, dtypes=NUMERIC_DTYPES, contents=dims.product_contents)
 reduction("ReduceMax", ufunc=np.maximum, dtypes=ALL_DTYPES)
 reduction("ReduceMin", ufunc=np.minimum, dtypes=ALL_DTYPES)
-reduction("ReduceAll", ufunc=np.logical_and, dtypes=frozenset({"bool"}))
-reduction("ReduceAny", ufunc=np.logical_or, dtypes=frozenset({"bool"}))
+reduction("ReduceAll", ufunc=np.logical_and, dtypes=frozenset({"bool"}), ranges=rr.quantifier("ReduceAll"))
+reduction("ReduceAny", ufunc=np.logical_or, dtypes=frozenset({"bool"}), ranges=rr.quantifier("ReduceAny"))
 
 
 def _argmax_rule(types: Sequence[TensorType], a: Mapping[str, Any]) -> list[TensorType]:

@@ -18,6 +18,7 @@ import numpy as np
 from ptonnx.errors import TypeRuleError
 from ptonnx.ir import dims
 from ptonnx.ir.ops.rules import need as _need
+from ptonnx.ir import range_rules as rr
 from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import ALL_DTYPES, Dim, TensorType, broadcast_dims
 
@@ -170,28 +171,28 @@ def _expand(x, shape):
 LAYOUT = ("layout",)
 ANY = {"T": ALL_DTYPES}
 
-define("Transpose", inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule=_transpose_rule,
+define("Transpose", ranges=rr.same, inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule=_transpose_rule,
        semantics=lambda x, perm: np.transpose(x, perm), attributes={"perm": (tuple, REQUIRED)},
-       traits=LAYOUT, family="shape", doc="permute axes")
-define("Unsqueeze", contents=dims.unsqueeze_contents, inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule=_unsqueeze_rule,
+       traits=(*LAYOUT, "copies"), family="shape", doc="permute axes")
+define("Unsqueeze", ranges=rr.same, contents=dims.unsqueeze_contents, inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule=_unsqueeze_rule,
        semantics=lambda x, axes: np.expand_dims(x, axes), attributes={"axes": (tuple, REQUIRED)},
-       traits=(*LAYOUT, "batchable"), family="shape", doc="insert size-1 axes (positions in the output)")
-define("Squeeze", contents=dims.squeeze_contents, inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule=_squeeze_rule,
+       traits=(*LAYOUT, "batchable", "copies"), family="shape", doc="insert size-1 axes (positions in the output)")
+define("Squeeze", ranges=rr.same, contents=dims.squeeze_contents, inputs=("x: T",), outputs=("out: T",), dtypes=ANY, type_rule=_squeeze_rule,
        semantics=lambda x, axes: np.squeeze(x, axes) if axes else x, attributes={"axes": (tuple, REQUIRED)},
-       traits=(*LAYOUT, "batchable"), family="shape", doc="drop size-1 axes")
-define("Reshape", contents=dims.reshape_contents, inputs=("x: T", "shape: int64"), outputs=("out: T",), dtypes=ANY, type_rule=_reshape_rule,
+       traits=(*LAYOUT, "batchable", "copies"), family="shape", doc="drop size-1 axes")
+define("Reshape", ranges=rr.same, contents=dims.reshape_contents, inputs=("x: T", "shape: int64"), outputs=("out: T",), dtypes=ANY, type_rule=_reshape_rule,
        semantics=lambda x, shape: np.reshape(x, tuple(int(d) for d in shape)), reads=("shape",),
-       traits=LAYOUT, family="shape", doc="NumPy reshape: -1 is inferred, 0 is an empty axis")
-define("Expand", inputs=("x: T", "shape: int64"), outputs=("out: T",), dtypes=ANY, type_rule=_expand_rule,
-       semantics=_expand, reads=("shape",), traits=LAYOUT, family="shape",
+       traits=(*LAYOUT, "copies"), family="shape", doc="NumPy reshape: -1 is inferred, 0 is an empty axis")
+define("Expand", ranges=rr.same, inputs=("x: T", "shape: int64"), outputs=("out: T",), dtypes=ANY, type_rule=_expand_rule,
+       semantics=_expand, reads=("shape",), traits=(*LAYOUT, "copies"), family="shape",
        doc="x broadcast with a shape (both ways, as ONNX's Expand)")
-define("Shape", contents=dims.shape_contents, inputs=("x: T",), outputs=("out: int64",), dtypes=ANY, type_rule=_shape_rule,
+define("Shape", ranges=rr.shape, contents=dims.shape_contents, inputs=("x: T",), outputs=("out: int64",), dtypes=ANY, type_rule=_shape_rule,
        semantics=lambda x, start, end: np.asarray(x.shape[slice(start, end)], dtype=np.int64),
-       attributes={"start": (int, 0), "end": (int, None)}, traits=LAYOUT, family="shape",
+       attributes={"start": (int, 0), "end": (int, None)}, traits=(*LAYOUT, "shape_only"), family="shape",
        doc="the sizes of axes start:end as an int64 vector")
-define("Concat", contents=dims.concat_contents, inputs=("*xs: T",), outputs=("out: T",), dtypes=ANY, type_rule=_concat_rule,
+define("Concat", ranges=rr.union, contents=dims.concat_contents, inputs=("*xs: T",), outputs=("out: T",), dtypes=ANY, type_rule=_concat_rule,
        semantics=lambda *xs, axis: np.concatenate(xs, axis=axis), attributes={"axis": (int, REQUIRED)},
-       traits=LAYOUT, family="shape", doc="join inputs of one dtype along `axis`")
+       traits=(*LAYOUT, "copies"), family="shape", doc="join inputs of one dtype along `axis`")
 define("Split", inputs=("x: T", "split: int64"), outputs=("*parts: T",), dtypes=ANY, type_rule=_split_rule,
        semantics=_split, reads=("split",), attributes={"axis": (int, REQUIRED), "num_outputs": (int, REQUIRED)},
-       traits=LAYOUT, family="shape", doc="cut `axis` into pieces of the given sizes")
+       traits=(*LAYOUT, "copies"), family="shape", doc="cut `axis` into pieces of the given sizes")

@@ -1,5 +1,5 @@
 """SciPy's special functions where they are wrong, as the IR's reference semantics: SciPy's value
-elsewhere. Each fix is checked against mpmath (tests/lowering/test_special.py) and listed in
+elsewhere. Each fix is checked against mpmath (tests/decompositions/test_special.py) and listed in
 docs/numerics.md ("Where SciPy is wrong").
 """
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ptonnx.errors import TypeRuleError
 from ptonnx.ir.ops.rules import need as _need
+from ptonnx.ir import range_rules as rr
 from ptonnx.ir.schema import REQUIRED, define
 from ptonnx.ir.types import ALL_DTYPES, FLOAT_DTYPES, Dim, TensorType, broadcast_shapes, promote
 
@@ -54,8 +55,8 @@ def _matmul(x, y):
     return np.matmul(x.astype(dtype, copy=False), y.astype(dtype, copy=False))
 
 
-define("Softmax", inputs=("x: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_softmax_rule,
-       semantics=_softmax, attributes={"axis": (int, REQUIRED)}, traits=("batchable",), family="tensor",
+define("Softmax", ranges=rr.unit_interval, inputs=("x: T",), outputs=("out: T",), dtypes={"T": FLOAT_DTYPES}, type_rule=_softmax_rule,
+       semantics=_softmax, attributes={"axis": (int, REQUIRED)}, traits=("batchable", "mixes"), family="tensor",
        doc="exp(x - max) / sum along one axis")
 define("MatMul", inputs=("a: T", "b: T"), outputs=("out: T",), dtypes={"T": MATMUL_DTYPES}, type_rule=_matmul_rule,
        semantics=_matmul, family="tensor", doc="NumPy matmul: batched, broadcasting, 1-D operands promoted")

@@ -135,8 +135,8 @@ COVERS |= frozenset(PARAMS)
 
 
 def test_every_random_op_has_a_hand_built_case():
-    from tests.lowering.test_random_discrete import COVERS as DISCRETE
-    from tests.lowering.test_random_multivariate import COVERS as MULTIVARIATE
-    from tests.lowering.test_random_rejection import COVERS as REJECTION
+    from tests.decompositions.test_random_discrete import COVERS as DISCRETE
+    from tests.decompositions.test_random_multivariate import COVERS as MULTIVARIATE
+    from tests.decompositions.test_random_rejection import COVERS as REJECTION
 
     assert set(PARAMS) | set(REJECTION) | set(MULTIVARIATE) | set(DISCRETE) == set(DISTRIBUTIONS)

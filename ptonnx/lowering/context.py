@@ -43,6 +43,8 @@ class LowerContext:
         #: (name, array) of each initializer: the model's TensorProtos are filled once, at the end
         self.initializers: list[tuple[str, np.ndarray]] = []
         self._names: dict[Value, str] = {}
+        #: name -> the IR values `bind` gave it (more than one where an emitter gave a value's name again)
+        self._bound: dict[str, list[Value]] = {}
         self._taken: set[str] = set()
         self._counters: dict[str, int] = {}
         self._small_consts: dict[tuple, str] = {}
@@ -53,6 +55,10 @@ class LowerContext:
         self.checks: dict[str, dict[str, str]] = {}
         #: (op type, inputs, output count, attributes) -> the outputs of the node already emitted
         self._emitted: dict[tuple, list[str]] = {}
+        #: the first output of each node in `_emitted` -> its key there
+        self._key_of: dict[str, tuple] = {}
+        #: output name -> (index in `nodes`, node) of each node `emit` made (`settle` renames them)
+        self._writer: dict[str, tuple[int, onnx.NodeProto]] = {}
         #: target "iree": (check node name, int64 failure flag) of each check of this graph, its
         #: bodies' carried out (`lowering/check.py`); the model reports them as outputs
         self.flags: list[tuple[str, str]] = []
@@ -112,6 +118,7 @@ class LowerContext:
 
     def bind(self, value: Value, name: str) -> None:
         self._names[value] = name
+        self._bound.setdefault(name, []).append(value)
 
     def const(self, array, hint: str = "const") -> str:
         """An initializer holding `array`; small equal constants share one."""
@@ -164,11 +171,15 @@ class LowerContext:
         if isinstance(outputs, int):
             outputs = [self.unique(hint or op_type.lower()) for _ in range(outputs)]
         node_name = node_name or self.unique(f"{op_type}_node")
-        self.nodes.append(helper.make_node(op_type, inputs, outputs, name=node_name, **attributes))
+        node = helper.make_node(op_type, inputs, outputs, name=node_name, **attributes)
+        for name in outputs:
+            self._writer[name] = (len(self.nodes), node)
+        self.nodes.append(node)
         self._produced.update(outputs)
         self._op_of.update(dict.fromkeys(outputs, op_type))
         if key is not None:
             self._emitted[key] = list(outputs)
+            self._key_of[outputs[0]] = key
         return outputs
 
     def _reshaped_constant(self, inputs: list[str], attributes: dict) -> str | None:
@@ -191,18 +202,82 @@ class LowerContext:
         """Whether an emitted node writes `name` (not an input or an initializer)."""
         return name in self._produced
 
-    def rename(self, renames: dict[str, str]) -> None:
-        """Rename node-produced values everywhere they appear (for the graph's output names)."""
-        if not renames:
-            return
-        _rename_in(self.nodes, renames)
-        self._produced = {renames.get(n, n) for n in self._produced}
-        self._op_of = {renames.get(n, n): op for n, op in self._op_of.items()}
-        self._names = {v: renames.get(n, n) for v, n in self._names.items()}
-        self._emitted = {
-            (op, tuple(renames.get(n, n) for n in ins), *rest): [renames.get(n, n) for n in outs]
-            for (op, ins, *rest), outs in self._emitted.items()
-        }
+    def mark(self) -> tuple[int, int, int]:
+        """Where the next emitter's work begins: for `made_since` and `settle`."""
+        return len(self.nodes), len(self.infos), len(self.flags)
+
+    def made_since(self, name: str, mark: tuple[int, int, int]) -> bool:
+        """Whether `name` is written by a node `emit` made after `mark` (not a constant, an input,
+        or a node emitted before: an earlier emitter's, or one the emit cache gave again)."""
+        writer = self._writer.get(name)
+        return writer is not None and writer[0] >= mark[0]
+
+    def is_written(self, name: str) -> bool:
+        """Whether `name` is written by a node `emit` made (not a constant, an input or an initializer)."""
+        return name in self._writer
+
+    def settle(self, name: str, mark: tuple[int, int, int], *, final: str | None = None, hint: str | None = None) -> str:
+        """Make the node that writes `name` write its final name instead: `final`, claimed already
+        (a graph output's), or `hint` made unique; returns that name. The node is one the current
+        emitter (from `mark`) made, usually its last: only the nodes after it, and their bodies, may
+        read `name` yet. For a node emitted before (a graph output an emitter gives as the value of
+        an earlier node: a Squeeze of no axes), every node since and the values bound to `name`
+        follow. `name` is given back (`unique` may hand it out again); a `name` the emitter made
+        from `hint` stays."""
+        if final is None:
+            if name == hint or (name.startswith(f"{hint}_") and name[len(hint) + 1:].isdigit()):
+                return name  # the emitter named it after the value already
+            self._give_back(name)
+            final = self.unique(hint)
+        else:
+            self._give_back(name)
+        index, node = self._writer.pop(name)
+        infos_from, flags_from = mark[1:] if index >= mark[0] else (0, 0)
+        _replace(node.output, name, final)
+        self._writer[final] = (index, node)
+        for later in self.nodes[index + 1:]:
+            self._read_as(later, name, final)
+        for value in self._bound.get(name, ()):
+            self._names[value] = final
+        if name in self._bound:
+            self._bound.setdefault(final, []).extend(self._bound.pop(name))
+        self._produced.discard(name)
+        self._produced.add(final)
+        self._op_of[final] = self._op_of.pop(name)
+        key = self._key_of.pop(name, None) or self._key_of.get(node.output[0])
+        if key is not None:
+            self._emitted[key] = list(node.output)
+            self._key_of[node.output[0]] = key
+        if name in self.owed_plus_zero:
+            self.owed_plus_zero.discard(name)
+            self.owed_plus_zero.add(final)
+        for info in self.infos[infos_from:]:
+            if info.name == name:
+                info.name = final
+        self.flags[flags_from:] = [(check, final if flag == name else flag) for check, flag in self.flags[flags_from:]]
+        return final
+
+    def _give_back(self, name: str) -> None:
+        """`name` is no longer used: `unique` may hand it out again (next, if it was the last of its hint's)."""
+        self._taken.discard(name)
+        base, _, k = name.rpartition("_")
+        if k.isdigit() and self._counters.get(base) == int(k):
+            self._counters[base] = int(k) - 1
+
+    def _read_as(self, node: onnx.NodeProto, name: str, final: str) -> None:
+        """`node` (emitted after the one writing `name`) reads `final` where it read `name`,
+        its body graphs too (which read outer names), and its emit cache entry follows."""
+        if name in node.input:
+            key = self._key_of.get(node.output[0]) if node.output else None
+            _replace(node.input, name, final)
+            if key is not None:
+                op, ins, *rest = key
+                new = (op, tuple(final if n == name else n for n in ins), *rest)
+                self._emitted[new] = self._emitted.pop(key)
+                self._key_of[node.output[0]] = new
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                _read_in(attribute.g.node, name, final)
 
     def emit1(self, op_type: str, inputs: list[str], hint: str | None = None, out: str | None = None, **attributes) -> str:
         return self.emit(op_type, inputs, [out] if out else 1, hint, **attributes)[0]
@@ -227,13 +302,16 @@ def _key(op_type: str, inputs, outputs: int, attributes: dict) -> tuple | None:
     return (op_type, tuple(inputs), outputs, tuple(items))
 
 
-def _rename_in(nodes, renames: dict[str, str]) -> None:
-    """Rename in the nodes' inputs and outputs, and in their body graphs (which read outer names)."""
+def _replace(field, name: str, final: str) -> None:
+    for i, n in enumerate(field):
+        if n == name:
+            field[i] = final
+
+
+def _read_in(nodes, name: str, final: str) -> None:
+    """A body's nodes read `final` where they read the outer `name`."""
     for node in nodes:
-        for field in (node.input, node.output):
-            for i, n in enumerate(field):
-                if n in renames:
-                    field[i] = renames[n]
+        _replace(node.input, name, final)
         for attribute in node.attribute:
             if attribute.type == onnx.AttributeProto.GRAPH:
-                _rename_in(attribute.g.node, renames)
+                _read_in(attribute.g.node, name, final)

@@ -29,6 +29,8 @@ import onnx
 from onnx import helper
 
 from ptonnx.lowering.context import kept, onnx_dtype
+from ptonnx.lowering.loop_buffers import emit_loop_buffered, outer_dims
+from ptonnx.lowering.lower import lower_body
 from ptonnx.lowering.registry import EMITTERS
 
 
@@ -53,11 +55,7 @@ def build_loop(ctx, nodes, name: str, trip: str, cond_in: str, carried_in: list,
 
 
 def emit_loop(ctx, node, inputs):
-    from ptonnx.lowering.lower import lower_body
-
     if ctx.target == "iree":
-        from ptonnx.lowering.loop_buffers import emit_loop_buffered
-
         return emit_loop_buffered(ctx, node, inputs)
     body, n_carried = node.attrs["body"], node.attrs["n_carried"]
     trip_count, cond, *args = inputs
@@ -105,16 +103,6 @@ def _flat_info(name: str, value) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, onnx_dtype(value.dtype), [size])
 
 
-def outer_dims(body, args: list[str]) -> dict:
-    """{symbol: (outer name, axis)} for the body inputs' symbolic sizes an outer value gives."""
-    outer = {}
-    for inner, name in zip(body.inputs[1:], args, strict=True):
-        for k, d in enumerate(inner.shape):
-            if isinstance(d, str):
-                outer.setdefault(d, (name, k))
-    return outer
-
-
 def _sized(ctx, outer: dict, stacked: str, value, last_shape: str | None, flat: bool) -> str:
     """`stacked` reshaped to (rows, *the per-trip sizes): a flattened one always; a vector one
     where a size is a symbol an outer value's dim gives (its rows are 0 when no trip ran, where
@@ -136,8 +124,6 @@ def _sized(ctx, outer: dict, stacked: str, value, last_shape: str | None, flat: 
 
 
 def emit_if(ctx, node, inputs):
-    from ptonnx.lowering.lower import lower_body
-
     cond, *args = inputs
     lowered = {key: lower_body(ctx, node.attrs[key], args, out_hint=f"{key.split('_')[0]}_out")
                for key in ("then_body", "else_body")}

@@ -31,7 +31,17 @@ from onnx import helper
 
 from ptonnx.errors import LoweringError
 from ptonnx.lowering.context import kept, onnx_dtype
-from ptonnx.lowering.control_flow import outer_dims
+from ptonnx.lowering.lower import lower_body
+
+
+def outer_dims(body, args: list[str]) -> dict:
+    """{symbol: (outer name, axis)} for the body inputs' symbolic sizes an outer value gives."""
+    outer = {}
+    for inner, name in zip(body.inputs[1:], args, strict=True):
+        for k, d in enumerate(inner.shape):
+            if isinstance(d, str):
+                outer.setdefault(d, (name, k))
+    return outer
 
 
 def emit_loop_buffered(ctx, node, inputs):
@@ -132,7 +142,6 @@ def _loop(ctx, node, trip_count: str, cond: str, carried: list[str], invariants:
     """The ONNX Loop of `node`'s body over `carried` (typed), writing each trip's per-trip values
     as one row of each group's buffer; returns the Loop's outputs (carried, buffers, trips run if
     it may stop early, failure flags) and the names of the checks whose flags end them."""
-    from ptonnx.lowering.lower import lower_body
 
     body, n_carried = node.attrs["body"], node.attrs["n_carried"]
     for_like = _is_true(node.inputs[1]) and _is_true(body.outputs[0])

@@ -55,25 +55,13 @@ def _claim_output_names(ctx: LowerContext, graph: Graph, output_names) -> list[s
     return names
 
 
-def _name_outputs(ctx: LowerContext, graph: Graph, out_names: list[str], renames: dict[str, str]) -> None:
-    """Rename, in one sweep, what emitters made to the IR values' names (`renames`) and to
-    the outputs' names: the node that made an output is renamed to write it (once); an
-    input, a constant or a value listed again is copied by an Identity."""
-    renames = dict(renames)
-    outputs_renamed: set[str] = set()
-    copies = []
+def _copy_outputs(ctx: LowerContext, graph: Graph, out_names: list[str]) -> None:
+    """An Identity for each output its node could not write under its name (`emit_nodes`): an
+    input or a constant, a value listed again, a value an emitter gave without a node of its own."""
     for v, want in zip(graph.outputs, out_names, strict=True):
         have = ctx.name_of(v)
-        if have == want:
-            continue
-        if ctx.is_produced(have) and have not in outputs_renamed:
-            renames[have] = want
-            outputs_renamed.add(have)
-        else:
-            copies.append((have, want))
-    ctx.rename(renames)
-    for have, want in copies:
-        ctx.emit("Identity", [renames.get(have, have)], [want])
+        if have != want:
+            ctx.emit("Identity", [have], [want])
 
 
 def check_lowerable(graph: Graph) -> None:
@@ -99,12 +87,17 @@ def check_lowerable(graph: Graph) -> None:
             )
 
 
-def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
-    """Emit every node of `graph` (its inputs already named in `ctx`); returns the renames
-    that give emitted values their IR names (`_name_outputs` applies them)."""
-    readable: dict[str, str] = {}  # a name an emitter made -> the IR value's name
+def emit_nodes(ctx: LowerContext, graph: Graph, planned: dict[Value, str] | None = None) -> None:
+    """Emit every node of `graph` (its inputs already named in `ctx`), each IR value under its
+    final name: the node an emitter made for it writes `planned[value]` (a graph output's name,
+    claimed before), else the value's IR name made unique, else the name the emitter gave it.
+    A value an emitter gives without a node of its own (one of its inputs, a constant, a node
+    emitted before and given again by the emit cache) is read under that name; but where such a
+    node emitted before gives a graph output, it writes the output's name (no Identity copies it)."""
+    planned = planned or {}
+    claimed = set(planned.values())
     for node in graph:
-        start = len(ctx.nodes)
+        mark = ctx.mark()
         names = [ctx.name_of(v) for v in node.inputs]
         produced = known_zeros(ctx, node, names) if ctx.target == "iree" else None
         if produced is None:
@@ -113,12 +106,17 @@ def emit_nodes(ctx: LowerContext, graph: Graph) -> dict[str, str]:
             produced = [produced]
         if len(produced) != len(node.outputs):
             raise LoweringError(f"{format_node(node)}\n  its emitter gave {len(produced)} names for {len(node.outputs)} outputs")
-        fresh = {o for n in ctx.nodes[start:] for o in n.output}
+        # a name this emitter's node writes -> its final name (a name given for two IR values is
+        # settled by the first: the second reads it under that name)
+        settled: dict[str, str] = {}
         for v, n in zip(node.outputs, produced, strict=True):
-            ctx.bind(v, n)
-            if v.name and n in fresh and n not in readable:
-                readable[n] = ctx.unique(v.name)
-    return readable
+            if n not in settled and ctx.made_since(n, mark):
+                settled[n] = ctx.settle(n, mark, final=planned.get(v), hint=v.name) if v in planned or v.name else n
+            elif n not in settled and v in planned and ctx.is_written(n) and n not in claimed:
+                # an output given as an earlier node's value (a Squeeze of no axes): that node writes
+                # the output's name, rather than an Identity copying it (unless it is another output's)
+                settled[n] = ctx.settle(n, mark, final=planned[v])
+            ctx.bind(v, settled.get(n, n))
 
 
 def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint: str = "body_out",
@@ -134,7 +132,7 @@ def lower_body(ctx: LowerContext, graph: Graph, input_names: list[str], out_hint
     body = ctx.child()
     for v, n in zip(graph.inputs, input_names, strict=True):
         body.bind(v, n)
-    body.rename(emit_nodes(body, graph))
+    emit_nodes(body, graph)
     out_names: list[str] = []
     for i, v in enumerate(graph.outputs):
         have = body.name_of(v)
@@ -173,7 +171,12 @@ def lower(graph: Graph, *, name: str | None = None, doc: str = "", output_names=
         inputs.append(_value_info(n, v))
 
     out_names = _claim_output_names(ctx, graph, output_names)
-    _name_outputs(ctx, graph, out_names, emit_nodes(ctx, graph))
+    planned: dict[Value, str] = {}  # the first output of each node-made value: its node writes that name
+    for v, n in zip(graph.outputs, out_names, strict=True):
+        if v.producer is not None:
+            planned.setdefault(v, n)
+    emit_nodes(ctx, graph, planned)
+    _copy_outputs(ctx, graph, out_names)
     outputs = [_value_info(n, v) for v, n in zip(graph.outputs, out_names, strict=True)] + flag_outputs(ctx)
     declared, signature = [], {}
     if ctx.target == "iree":
@@ -196,14 +199,15 @@ def _static_shapes(ctx, outputs: set[str]) -> list[onnx.ValueInfoProto]:
     inference loses sizes that pass through computed shapes (a Reshape to a Concat of
     dims); a consumer that needs static shapes (IREE rejects a ScatterElements on a
     dynamically shaped Slice) gets them from here. onnxruntime checks them against its own.
-    For IREE, every value's rank and static sizes are declared."""
+    For IREE, every value's rank and static sizes are declared. A name several IR values
+    share (the emit cache gave a later one the earlier one's node) is declared once."""
     known = (lambda d: isinstance(d, int)) if ctx.target != "iree" else (lambda d: True)
-    return [
-        _declared(name, value)
-        for value, name in ctx.names()
-        if value.producer is not None and ctx.is_produced(name) and name not in outputs
-        and all(known(d) for d in value.shape)
-    ]
+    declared: dict[str, onnx.ValueInfoProto] = {}
+    for value, name in ctx.names():
+        if (name not in declared and value.producer is not None and ctx.is_produced(name) and name not in outputs
+                and all(known(d) for d in value.shape)):
+            declared[name] = _declared(name, value)
+    return list(declared.values())
 
 
 def _declared(name: str, value: Value) -> onnx.ValueInfoProto:

@@ -22,17 +22,22 @@ import numpy as np
 from benchmarks._common import RESULTS, ROOT, git_commit, require_committed
 from ptonnx.testing import session_options
 
-SKIP = {"scan_custom_dist", "kalman_local_trend"}
 
 
-def measure(name: str, ks: list[int], rounds: int) -> dict:
+def measure(name: str, ks: list[int], rounds: int) -> dict | None:
+    """The row of model `name`, or None where the batched form refuses it (a Scan)."""
     import ptonnx.pymc
+    from ptonnx.errors import UnsupportedOpError
     from tests.pymc.models import MODELS
 
     model = MODELS[name](100)
+    try:
+        batched = ptonnx.pymc.compile_flat_logp(model, batched=True)
+    except UnsupportedOpError:
+        print(name, "refused by the batched form (an op with an inner graph)", flush=True)
+        return None
     flat = ptonnx.pymc.compile_flat_logp(model)
     flat.cm = flat.cm.with_session_options(session_options(threads=1, spin=True))
-    batched = ptonnx.pymc.compile_flat_logp(model, batched=True)
     batched.cm = batched.cm.with_session_options(session_options(threads=1, spin=True))
     rng = np.random.default_rng(0)
     row = {"model": name, "size": flat.size, "nodes": len(flat.cm.model.graph.node),
@@ -57,7 +62,7 @@ def measure(name: str, ks: list[int], rounds: int) -> dict:
     return row
 
 
-def markdown(rows: list[dict], ks: list[int]) -> str:
+def markdown(rows: list[dict], ks: list[int], refused: list[str]) -> str:
     lines = [f"# Sampler calls: µs per point, flat form one call per point against the batched form (ptonnx {git_commit()})",
              "", "Command: `.venv-pymc/bin/python -m benchmarks.sampler_calls --write`; onnxruntime on 1 thread, n = 100.", "",
              "| model | size | " + " | ".join(f"K={k}: per point µs | K={k}: batched µs | speed-up" for k in ks) + " |",
@@ -68,6 +73,8 @@ def markdown(rows: list[dict], ks: list[int]) -> str:
             c = r["us_per_point"][k]
             cells += [f"{c['one call per point']:.1f}", f"{c['batched']:.1f}", f"{c['one call per point'] / c['batched']:.1f}x"]
         lines.append("| " + " | ".join(cells) + " |")
+    if refused:
+        lines += ["", f"Not timed: {', '.join(refused)} (the batched form refuses a model with a Scan)."]
     return "\n".join(lines) + "\n"
 
 
@@ -82,8 +89,10 @@ def main(argv=None) -> None:
         require_committed(RESULTS)
     from tests.pymc.models import MODELS
 
-    rows = [measure(name, args.k, args.rounds) for name in (args.models or [m for m in MODELS if m not in SKIP])]
-    table = markdown(rows, args.k)
+    names = args.models or list(MODELS)
+    measured = {name: measure(name, args.k, args.rounds) for name in names}
+    rows = [row for row in measured.values() if row is not None]
+    table = markdown(rows, args.k, [name for name, row in measured.items() if row is None])
     print(table)
     if args.write:
         (ROOT / "benchmarks" / "results" / "sampler_calls.md").write_text(table)

@@ -104,7 +104,7 @@ def _placed(node, schema, inputs: list[Fact], result: Fact) -> Fact:
         return result
     if schema.has("mixes"):
         return attrs.evolve(result, roots=own, poison=own)
-    if schema.has("copies"):  # bounds kept, NaN-ness its own
+    if schema.has("copies") and any(f.roots for f in inputs):  # bounds kept, NaN-ness its own
         if any(v.dtype in FLOAT_DTYPES and not f.roots <= f.poison for v, f in zip(node.inputs, inputs, strict=True)):
             result = Fact()  # a NaN root may leave an element that is not NaN out of bounds
         return attrs.evolve(result, nan=False, roots=own, poison=own)
@@ -113,10 +113,11 @@ def _placed(node, schema, inputs: list[Fact], result: Fact) -> Fact:
     poison, nan_true, nan_false = result.poison, result.nan_true, result.nan_false
     if out.dtype in FLOAT_DTYPES and schema.has("nan_in_nan_out"):
         poison |= frozenset().union(*floats)
+    # every operand's roots settle a comparison (an integer root is never NaN: vacuously)
     if schema.has("nan_compares_false"):
-        nan_false |= frozenset().union(*floats)
+        nan_false |= frozenset().union(*(f.poison for f in inputs))
     if schema.has("nan_compares_true"):
-        nan_true |= frozenset().union(*floats)
+        nan_true |= frozenset().union(*(f.poison for f in inputs))
     if out.dtype not in FLOAT_DTYPES:
         poison = frozenset()
     return attrs.evolve(result, roots=roots, poison=poison, nan_true=nan_true, nan_false=nan_false)

@@ -316,3 +316,20 @@ def test_text_a_check_that_fails_only_for_nan_is_a_sum_compared_with_itself():
           return %ok
         }
     """)
+
+
+def test_a_copy_of_a_constant_stays_known_and_an_int_compare_stays_settled():
+    """A Reshape of a constant has no roots (nothing unknown to be NaN), so `all(c >= 0)` of it is
+    decided; an integer operand's root counts as settling a comparison (it is never NaN)."""
+    from ptonnx.ir import Builder, Graph, TensorType, Value
+
+    g = Graph()
+    n = g.add_input(TensorType("int64", ()), "n")
+    b = Builder(g)
+    c = b.op("Reshape", Value.constant(np.array([[1.0, 2.0]])), Value.constant(np.array([2])))
+    decided = b.op("ReduceAll", b.op("GreaterOrEqual", c, Value.constant(np.float64(0.0))), axes=(0,))
+    compared = b.op("GreaterOrEqual", n, Value.constant(np.int64(0)))
+    g.set_outputs([decided, compared])
+    facts = analyse(g)
+    assert facts[decided].true
+    assert n in facts[compared].nan_false

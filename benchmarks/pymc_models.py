@@ -273,19 +273,20 @@ def main(argv=None) -> None:
     parser.add_argument("--no-iree", action="store_true", help="leave out IREE (timed where ptonnx[iree] is installed)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "pymc_models"))
     parser.add_argument("--profile", action="store_true",
-                        help="only profile onnxruntime's kernels per op type at the largest size (writes <out>_profile.md)")
+                        help="only profile onnxruntime's kernels per op type at each model's largest size (writes <out>_profile.md)")
     args = parser.parse_args(argv)
     require_committed(Path(args.out))
     if args.profile:
         from tests.pymc.models import MODELS
 
-        n = max(args.sizes)
-        lines = [f"Where onnxruntime's kernel time goes, n = {n:,} (its profiler, 1 thread, {git_commit()}): "
-                 "op type, share of kernel time, nodes.", "", "| model | top op types |", "|---|---|"]
+        largest = max(args.sizes)
+        lines = [f"Where onnxruntime's kernel time goes at each model's largest timed size (its profiler, 1 thread, "
+                 f"{git_commit()}): op type, share of kernel time, nodes.", "", "| model | n | top op types |", "|---|---|---|"]
         for name in args.models or MODELS:
+            n = min(largest, LARGEST.get(name, largest))
             shares = profile(name, n)
             top = ", ".join(f"{op} {v['share']:.0%} ({v['nodes']})" for op, v in list(shares.items())[:6])
-            lines.append(f"| {name} | {top} |")
+            lines.append(f"| {name} | {n:,} | {top} |")
             print(lines[-1], flush=True)
         Path(args.out + "_profile.md").write_text("\n".join(lines) + "\n")
         return

@@ -139,8 +139,8 @@ def measure(name: str, n: int, rounds: int, backends: tuple[str, ...]) -> dict:
     row = {"model": name, "n": n, "free": int(sum(np.size(v) for v in point.values()))}
     args = [np.asarray(point[v.name], dtype=v.dtype) for v in model.value_vars]
     # PyTensor's reference evaluation first: PyTensor 2.38's Numba compile rewrites the inner graph
-    # of an OpFromGraph in place (sarimax's discrete Lyapunov solve gets an in-place TRSYL), which
-    # its Python linker then refuses to compile
+    # of an OpFromGraph under a Blockwise in place (pymc-devs/pytensor#2028: sarimax's discrete
+    # Lyapunov solve gets an in-place TRSYL), which its Python linker then refuses to compile
     expected = [np.asarray(a) for a in _pytensor_function(model, reference_mode())(*args)]
     fns, compile_s = {}, {}
     fns["C"], compile_s["C"] = _timed(lambda: _pytensor_function(model, None))

@@ -271,8 +271,12 @@ def markdown(rows: list[dict], meta: dict) -> str:
         at_n = [r for r in rows if r["n"] == n]
         text = f"\nn = {n:,}: geometric mean ORT/C {_geomean(_ratio(r, 'C') for r in at_n):.2f} (largest " \
                f"{max(_ratio(r, 'C') for r in at_n):.2f}), onnxruntime faster for {sum(_ratio(r, 'C') <= 1 for r in at_n)} of {len(at_n)} models"
+        if "NUMBA" in backends:
+            text += f"; ORT/Numba {_geomean(_ratio(r, 'NUMBA') for r in at_n):.2f}"
         if "IREE" in backends:
             text += f"; IREE/C {_geomean(_ratio(r, 'C', 'IREE') for r in at_n):.2f} over the {sum(np.isfinite(_ratio(r, 'C', 'IREE')) for r in at_n)} models it compiles"
+            if "NUMBA" in backends:
+                text += f" (IREE/Numba {_geomean(_ratio(r, 'NUMBA', 'IREE') for r in at_n):.2f})"
         lines.append(text + ".")
     capped = sorted(name for name, size in LARGEST.items() if any(r["model"] == name for r in rows))
     if capped:
@@ -291,7 +295,13 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "pymc_models"))
     parser.add_argument("--profile", action="store_true",
                         help="only profile onnxruntime's kernels per op type at each model's largest size (writes <out>_profile.md)")
+    parser.add_argument("--render", action="store_true",
+                        help="measure nothing: rewrite <out>.md from <out>.json (the commit it names is the measured one)")
     args = parser.parse_args(argv)
+    if args.render:
+        measured = json.loads(Path(args.out + ".json").read_text())
+        Path(args.out + ".md").write_text(markdown(measured["rows"], measured["meta"]))
+        return
     require_committed(Path(args.out))
     if args.profile:
         from tests.pymc.models import MODELS

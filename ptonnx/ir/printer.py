@@ -10,7 +10,8 @@ if TYPE_CHECKING:
     from ptonnx.ir.core import Graph, Node, Value
 
 
-def format_value(v: Value) -> str:
+def format_value(v: Value, labels: dict | None = None) -> str:
+    """`labels`: the names `print_graph` gives this graph's values (see `_labels`)."""
     if v.const is not None:
         arr = v.const
         # floatmode="unique": the digits that tell the number apart, so the text reads back exactly
@@ -18,7 +19,27 @@ def format_value(v: Value) -> str:
         body = ("".join(np.array2string(arr, threshold=6, separator=",", floatmode="unique").split())
                 if arr.size <= 6 else f"<{arr.size} elems>")
         return f"const({body}: {v.type})"
+    if labels is not None and v in labels:
+        return f"%{labels[v]}"
     return f"%{v.name}" if v.name else f"%{v.uid}"
+
+
+def _labels(graph: Graph) -> dict:
+    """A name for each of `graph`'s values, unique in the graph: its own where no earlier value
+    took it, else the name with the first free `_k`. The IR does not require unique names (two
+    PyTensor variables may share one, and a hoisted node's outer copy keeps its body name), but
+    text is SSA (`ptonnx.ir.parser` refuses a name defined twice in a graph)."""
+    values = [*graph.inputs, *(o for node in graph for o in node.outputs)]
+    wanted = [v.name or str(v.uid) for v in values]
+    taken, labels = set(), {}
+    for v, name in zip(values, wanted, strict=True):
+        label, k = name, 0
+        while label in taken:
+            k += 1
+            label = f"{name}_{k}"
+        taken.add(label)
+        labels[v] = label
+    return labels
 
 
 def _format_attr(value) -> str:
@@ -27,9 +48,9 @@ def _format_attr(value) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def format_node(node: Node) -> str:
-    outs = ", ".join(f"{format_value(o)}: {o.type}" for o in node.outputs)
-    ins = ", ".join(format_value(v) for v in node.inputs)
+def format_node(node: Node, labels: dict | None = None) -> str:
+    outs = ", ".join(f"{format_value(o, labels)}: {o.type}" for o in node.outputs)
+    ins = ", ".join(format_value(v, labels) for v in node.inputs)
     line = f"{outs} = {node.op}({ins})"
     if node.attrs:
         line += " {" + ", ".join(f"{k}={_format_attr(v)}" for k, v in sorted(node.attrs.items())) + "}"
@@ -60,11 +81,12 @@ def _bodies(node: Node) -> list[Graph]:
 
 
 def print_graph(graph: Graph) -> str:
-    sig = ", ".join(f"{format_value(v)}: {v.type}" for v in graph.inputs)
+    labels = _labels(graph)
+    sig = ", ".join(f"{format_value(v, labels)}: {v.type}" for v in graph.inputs)
     lines = [f"graph {graph.name}({sig}) {{"]
     for n in graph:
-        lines.append(f"  {format_node(n)}")
+        lines.append(f"  {format_node(n, labels)}")
         lines += ["    " + line for body in _bodies(n) for line in print_graph(body).splitlines()]
-    lines.append("  return " + ", ".join(format_value(v) for v in graph.outputs))
+    lines.append("  return " + ", ".join(format_value(v, labels) for v in graph.outputs))
     lines.append("}")
     return "\n".join(lines)

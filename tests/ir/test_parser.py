@@ -106,6 +106,25 @@ def test_a_loop_and_its_body():
     assert "    graph body(%trip: i64[], %x: f64[r], %w: f64[r]) {" in print_graph(back).splitlines()
 
 
+def test_values_that_share_a_name_print_apart_and_read_back():
+    """The IR lets values share a name (two PyTensor variables named alike); text is SSA, so the
+    printer gives a later one the first free `_k` (here the Sub's `x` becomes x_2, since the
+    second input took x_1, and the value named x_1 becomes x_1_1)."""
+    g = Graph("g")
+    a, b = g.add_input(TensorType("float64", (2,)), "x"), g.add_input(TensorType("float64", (2,)), "x")
+    builder = Builder(g)
+    difference = builder.op("Sub", a, b, name="x")
+    g.set_outputs([builder.op("Exp", difference, name="x_1"), difference])
+    assert print_graph(g).splitlines() == [
+        "graph g(%x: f64[2], %x_1: f64[2]) {",
+        "  %x_2: f64[2] = Sub(%x, %x_1)",
+        "  %x_1_1: f64[2] = Exp(%x_2)",
+        "  return %x_1_1, %x_2",
+        "}",
+    ]
+    _round_trip(g, np.array([1.0, -0.0]), np.array([0.5, np.inf]))
+
+
 @pytest.mark.parametrize("names", [("then", "else"), ("branch", "branch")], ids=["named", "same-name"])
 def test_an_if_whose_bodies_may_share_a_name(names):
     """Bodies print in the node's attribute order: two of one name are told apart by it."""

@@ -186,6 +186,37 @@ def test_text_invariant_work_moves_before_the_loop_and_the_body_reads_its_result
     """)
 
 
+def test_text_a_hoisted_value_named_like_an_outer_one_prints_apart():
+    """The outer copy of a hoisted node keeps its body name, which the outer graph may already
+    use (here the input %ew): the IR allows that, and the text calls the second %ew_1, so it
+    reads back (the parser refuses a name defined twice in a graph)."""
+    assert_rewrites("hoist_loop_invariants", """
+        graph outer(%n: i64[], %x0: f64[3], %w: f64[3], %ew: f64[3]) {
+          %last: f64[3], %ys: f64[?,3] = Loop(%n, const(True: i1[]), %x0, %w) {body=<graph body>, n_carried=1, n_scan=1}
+            graph body(%trip: i64[], %x: f64[3], %w: f64[3]) {
+              %ew: f64[3] = Exp(%w)
+              %next: f64[3] = Mul(%x, %ew)
+              %y: f64[3] = Add(%next, const(1.: f64[]))
+              return const(True: i1[]), %next, %y
+            }
+          %out: f64[3] = Sub(%last, %ew)
+          return %out, %ys
+        }
+    """, """
+        graph outer(%n: i64[], %x0: f64[3], %w: f64[3], %ew: f64[3]) {
+          %ew_1: f64[3] = Exp(%w)
+          %last: f64[3], %ys: f64[?,3] = Loop(%n, const(True: i1[]), %x0, %ew_1) {body=<graph body>, n_carried=1, n_scan=1}
+            graph body(%trip: i64[], %x: f64[3], %ew: f64[3]) {
+              %next: f64[3] = Mul(%x, %ew)
+              %y: f64[3] = Add(%next, const(1.: f64[]))
+              return const(True: i1[]), %next, %y
+            }
+          %out: f64[3] = Sub(%last, %ew)
+          return %out, %ys
+        }
+    """)
+
+
 def test_text_a_check_stays_in_the_body_and_its_predicate_moves():
     """A loop that runs no trip must not fail a check it never reaches: the Check stays (and its
     user), the predicate it reads is computed once outside. (The input sets include negative w,

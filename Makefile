@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 # with the pytensor 2.38 it pins (the default install above gets pytensor 3.0).
 PYMC_VENV ?= .venv-pymc
 PYMC_PY := $(PYMC_VENV)/bin/python
-# --durations: each environment prints its 15 slowest tests, so what CI's time goes to shows
+# --durations: each environment prints its 15 slowest tests, so what CI's time goes to shows;
+# each also writes <venv>/junit.xml, which `python -m benchmarks.ci_time` sums by folder and module
 PYTEST := -m pytest -q -p no:cacheprovider -n 2 --dist worksteal --durations=15
 
 .PHONY: demo test lint test-default test-pymc bench bench-pymc bench-jax setup clean web
@@ -62,14 +63,14 @@ lint: $(VENV)/.installed
 # tests/pymc needs pymc, which only the second environment has
 test-default: $(VENV)/.installed web/node_modules/.package-lock.json
 	@$(PY) -c "import pytensor, onnxruntime, numpy; print(f'== default environment ($(VENV)): pytensor {pytensor.__version__}, onnxruntime {onnxruntime.__version__}, numpy {numpy.__version__}')"
-	$(PY) $(PYTEST) --ignore=tests/pymc
+	$(PY) $(PYTEST) --junitxml=$(VENV)/junit.xml --ignore=tests/pymc
 
 # what depends on the PyTensor line: everything but the `one_environment` tests (accuracy
 # sweeps of ptonnx's own formulas, hand-built IR), which the default environment runs; the
 # `ci` Hypothesis profile becomes `ci-second` there (10 examples a test, not 25)
 test-pymc: $(PYMC_VENV)/.installed web/node_modules/.package-lock.json
 	@$(PYMC_PY) -c "import pymc, pytensor, onnxruntime, numpy; print(f'== pymc environment ($(PYMC_VENV)): pymc {pymc.__version__}, pytensor {pytensor.__version__}, onnxruntime {onnxruntime.__version__}, numpy {numpy.__version__}')"
-	PTONNX_SECOND_ENVIRONMENT=1 $(PYMC_PY) $(PYTEST) -m "not one_environment"
+	PTONNX_SECOND_ENVIRONMENT=1 $(PYMC_PY) $(PYTEST) --junitxml=$(PYMC_VENV)/junit.xml -m "not one_environment"
 
 bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[test,bench]"

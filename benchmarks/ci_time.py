@@ -40,7 +40,7 @@ def report(path: Path, top: int) -> str:
         by_folder[folder(module)] += seconds
         count[folder(module)] += 1
         by_module[module] += seconds
-    lines = [f"## {path.name}: {len(cases):,} tests, {total:,.0f} s of test time", "",
+    lines = [f"## {path}: {len(cases):,} tests, {total:,.0f} s of test time", "",
              "| folder | s | share | tests |", "|---|---:|---:|---:|"]
     lines += [f"| {name} | {s:,.0f} | {s / total:.0%} | {count[name]:,} |" for name, s in by_folder.most_common()]
     lines += ["", "| module | s |", "|---|---:|"]

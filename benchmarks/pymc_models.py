@@ -203,15 +203,16 @@ def profile(name: str, n: int, runs: int = 50) -> tuple[int, dict]:
 
     model = MODELS[name](n)
     cm = ptonnx.pymc.compile_logp(model)
-    if n > LOOP_PROFILE_N and any(node.op_type == "Loop" for node in cm.model.graph.node):
-        n = LOOP_PROFILE_N
-        model = MODELS[name](n)
-        cm = ptonnx.pymc.compile_logp(model)
+    if any(node.op_type == "Loop" for node in cm.model.graph.node):
+        runs = LOOP_PROFILE_RUNS
+        if n > LOOP_PROFILE_N:
+            n = LOOP_PROFILE_N
+            model = MODELS[name](n)
+            cm = ptonnx.pymc.compile_logp(model)
     point = model.initial_point()
     feed = {k: np.asarray(point[k]) for k in cm.input_names}
     session = _session(cm, str(Path(tempfile.mkdtemp()) / "ort"))
-    looped = any(node.op_type == "Loop" for node in cm.model.graph.node)
-    for _ in range(LOOP_PROFILE_RUNS if looped else runs):
+    for _ in range(runs):
         session.run(None, feed)
     events = json.loads(Path(session.end_profiling()).read_text())
     kernel, count = collections.Counter(), collections.Counter()
@@ -221,7 +222,7 @@ def profile(name: str, n: int, runs: int = 50) -> tuple[int, dict]:
             kernel[e["args"]["op_name"]] += e["dur"]
             count[e["args"]["op_name"]] += 1
     total = sum(kernel.values()) or 1
-    return n, {op: {"share": t / total, "calls": count[op] // (LOOP_PROFILE_RUNS if looped else runs)} for op, t in kernel.most_common()}
+    return n, {op: {"share": t / total, "calls": count[op] // runs} for op, t in kernel.most_common()}
 
 
 def _ratio(row, key, of="ORT"):
